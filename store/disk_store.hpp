@@ -1,0 +1,113 @@
+// The persistent store: one binary + one JSON sidecar per key, sharded by key prefix.
+//
+//   <root>/<k0k1>/<k2k3>/<key>.bin   raw binary, loadable by the API as-is
+//   <root>/<k0k1>/<k2k3>/<key>.json  sidecar; renamed into place last = the commit marker
+//   <root>/quarantine/               entries that failed verification, kept for inspection
+//   <root>/tmp/                      temp files (swept when stale)
+//   <root>/size                      exact byte + entry count, updated under <root>/size.lock
+//
+// Every failure is reported, never thrown: the caller degrades to "uncached".
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hashing/digest.hpp"
+
+namespace jitcache {
+
+struct StoreLimits {
+  std::uint64_t max_size = 1ull << 30;  // bytes (binary + sidecar) before eviction
+  double low_water = 0.8;               // eviction goes down to max_size * low_water
+  std::uint64_t max_age_s = 0;          // 0 = no age limit (by last access)
+  std::uint64_t min_entry_size = 0;     // binaries smaller than this are not stored
+  std::uint64_t max_entry_size = 256ull << 20;
+  bool read_only = false;
+};
+
+enum class LoadStatus { hit, miss, corrupt, error };
+
+struct LoadResult {
+  LoadStatus status = LoadStatus::miss;
+  std::string binary;
+  nlohmann::json sidecar;
+  std::string reason;  // why corrupt / error
+};
+
+enum class SaveStatus { stored, skipped, error };  // skipped: read-only or entry size limits
+
+struct SaveResult {
+  SaveStatus status = SaveStatus::error;
+  std::string reason;
+  std::uint64_t evicted_entries = 0;
+};
+
+struct EntryInfo {
+  Digest128 key;
+  std::uint64_t bytes = 0;           // binary + sidecar
+  std::int64_t last_access_ns = 0;   // sidecar mtime
+  nlohmann::json sidecar;
+};
+
+struct SizeInfo {
+  std::uint64_t bytes = 0;
+  std::uint64_t entries = 0;
+};
+
+struct EvictionReport {
+  std::uint64_t removed_entries = 0;
+  std::uint64_t removed_bytes = 0;
+};
+
+struct VerifyProblem {
+  std::string path;
+  std::string problem;
+};
+
+class DiskStore {
+ public:
+  // Creates the root 0700 if missing. Refuses (nullptr + error) a root that is not a directory,
+  // is owned by another user, or is writable by group/others.
+  static std::unique_ptr<DiskStore> open(const std::filesystem::path& root, const StoreLimits& limits,
+                                         std::string* error);
+
+  const std::filesystem::path& root() const;
+  const StoreLimits& limits() const;
+
+  // Verifies the sidecar (schema, size) and the binary's XXH3-64 against it. On success touches
+  // the sidecar mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
+  LoadResult load(const Digest128& key);
+
+  // Writes tmp files, renames the binary then the sidecar into place, updates the size
+  // accounting, then evicts if over max_size. Adds "binary_size" and "binary_xxh3_64" to the
+  // sidecar. Replacing an existing entry of the same key keeps the accounting exact.
+  SaveResult save(const Digest128& key, std::string_view binary, nlohmann::json sidecar);
+
+  // Deletes an entry (the driver rejected its binary). Returns false when there was none.
+  bool remove(const Digest128& key);
+
+  // Moves an entry's files to quarantine/ and fixes the accounting.
+  void quarantine(const Digest128& key, const std::string& reason);
+
+  SizeInfo size();                      // from the accounting file (rebuilt by scan if bad)
+  SizeInfo rescan_size();               // full scan; rewrites the accounting file
+  std::vector<EntryInfo> list();        // every committed entry
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s);  // one evictor at a time
+  std::vector<VerifyProblem> verify(bool quarantine_bad);
+  EvictionReport clear();
+
+  ~DiskStore();
+
+ private:
+  struct Impl;
+  explicit DiskStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace jitcache
