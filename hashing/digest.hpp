@@ -38,6 +38,7 @@ class CanonicalHasher {
 
  private:
   void update(const void* data, std::size_t size);
+  void write_tagged(std::uint8_t tag, std::string_view payload);  // tag, LE length, payload
   void* state_;  // XXH3_state_t*, kept opaque so xxhash.h stays out of this header
 };
 

@@ -1,0 +1,264 @@
+#include "core/engine.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/background_writer.hpp"
+#include "core/clock.hpp"
+#include "core/log.hpp"
+#include "core/stats.hpp"
+#include "core/trace.hpp"
+#include "hashing/environment.hpp"
+#include "hashing/include_scan.hpp"
+#include "store/disk_store.hpp"
+
+namespace jitcache {
+namespace {
+
+constexpr std::size_t kBuildLogExcerpt = 4096;
+
+Engine* g_engine = nullptr;
+
+std::string executable_path() {
+  char path[4096];
+  ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
+}
+
+// Programs whose text expands to something different on every build cannot be cached.
+std::string time_dependence(const std::string& source) {
+  for (const char* macro : {"__DATE__", "__TIME__", "__TIMESTAMP__"}) {
+    if (source.find(macro) != std::string::npos) return std::string("source uses ") + macro;
+  }
+  return {};
+}
+
+std::string counter_slug(const std::string& reason) {
+  std::string slug;
+  for (char c : reason) {
+    if (std::isalnum(static_cast<unsigned char>(c))) slug += static_cast<char>(std::tolower(c));
+    else if (!slug.empty() && slug.back() != '_') slug += '_';
+  }
+  while (!slug.empty() && slug.back() == '_') slug.pop_back();
+  return slug.empty() ? "unknown" : slug;
+}
+
+StoreLimits limits_from(const Settings& settings) {
+  StoreLimits limits;
+  limits.max_size = settings.max_size;
+  limits.max_age_s = settings.max_age_s;
+  limits.min_entry_size = settings.min_entry_size;
+  limits.max_entry_size = settings.max_entry_size;
+  limits.read_only = settings.read_only;
+  return limits;
+}
+
+Engine* create_engine(Engine* (*make)(Settings, std::unique_ptr<DiskStore>)) {
+  try {
+    Settings settings = load_settings();
+    set_log_level(settings.log_level);
+    for (const std::string& problem : settings.problems) log_warning("setting ignored: " + problem);
+    if (settings.disabled) return nullptr;
+    std::string error;
+    std::unique_ptr<DiskStore> store = DiskStore::open(settings.dir, limits_from(settings), &error);
+    if (!store) {
+      log_warning("running uncached: " + error);
+      return nullptr;
+    }
+    return make(std::move(settings), std::move(store));
+  } catch (const std::exception& e) {
+    log_warning(std::string("running uncached: ") + e.what());
+    return nullptr;
+  }
+}
+
+void flush_at_exit() {
+  if (g_engine) g_engine->flush();
+}
+
+}  // namespace
+
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::hit: return "hit";
+    case Verdict::miss: return "miss";
+    case Verdict::stale: return "stale";
+    case Verdict::uncacheable: return "uncacheable";
+    case Verdict::failed: return "failed";
+  }
+  return "?";
+}
+
+Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
+    : settings_(std::move(settings)), store_(std::move(store)), env_patterns_(parse_env_patterns(settings_.env_patterns)) {}
+
+Engine* Engine::instance() {
+  static Engine* engine = [] {
+    // Never destroyed: hooks may still run while the process tears down.
+    g_engine = create_engine([](Settings s, std::unique_ptr<DiskStore> d) { return new Engine(std::move(s), std::move(d)); });
+    if (g_engine) std::atexit(flush_at_exit);
+    return g_engine;
+  }();
+  return engine;
+}
+
+PreparedProgram Engine::prepare(ProgramInputs program, const std::filesystem::path& working_dir) const {
+  Stopwatch watch;
+  PreparedProgram prepared;
+  program.environment = matching_environment(env_patterns_);
+  if (program.kind == ProgramKind::source || program.kind == ProgramKind::compiled) {
+    std::vector<HeaderDependency> scanned =
+        scan_includes(program.input, include_dirs_from_options(program.options), working_dir);
+    program.headers.insert(program.headers.end(), scanned.begin(), scanned.end());
+    prepared.uncacheable = time_dependence(program.input);
+  }
+  prepared.inputs = std::make_shared<const ProgramInputs>(std::move(program));
+  prepared.prepare_us = watch.elapsed_us();
+  return prepared;
+}
+
+Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device) {
+  Lookup lookup;
+  lookup.program = program.inputs;
+  lookup.device = std::move(device);
+  Stopwatch hashing;
+  lookup.key = derive_key(*program.inputs, target);
+  lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
+
+  Stopwatch reading;
+  LoadResult loaded = store_->load(lookup.key.key);
+  lookup.timings.lookup_us = reading.elapsed_us();
+  switch (loaded.status) {
+    case LoadStatus::hit:
+      lookup.verdict = Verdict::hit;
+      lookup.tier = "disk";
+      lookup.binary = std::move(loaded.binary);
+      lookup.sidecar = std::move(loaded.sidecar);
+      break;
+    case LoadStatus::corrupt:
+      count(counter::corrupt);
+      lookup.reason = "corrupt entry quarantined: " + loaded.reason;
+      log_warning(lookup.reason);
+      break;
+    case LoadStatus::error:
+      count(counter::error);
+      lookup.reason = "store read failed: " + loaded.reason;
+      log_warning(lookup.reason);
+      break;
+    case LoadStatus::miss:
+      break;
+  }
+  return lookup;
+}
+
+void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
+  lookup.timings.load_us = load_us;
+  count(counter::hit_disk);
+  std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
+  count(counter::time_saved_us, std::max<std::int64_t>(0, compile_us - static_cast<std::int64_t>(load_us)));
+  auto finished = std::make_shared<Lookup>(std::move(lookup));
+  lookup.ended = true;
+  BackgroundWriter::instance().post([this, finished] { end(*finished); });
+}
+
+void Engine::rejected(Lookup& lookup, const std::string& reason) {
+  count(counter::stale);
+  store_->remove(lookup.key.key);
+  lookup.verdict = Verdict::stale;
+  lookup.reason = "driver rejected the cached binary: " + reason;
+  lookup.binary.clear();
+  log_info(lookup.reason + " (" + lookup.key.key.hex() + ")");
+}
+
+void Engine::built(Lookup& lookup, BuildResult result) {
+  count(counter::miss);
+  lookup.timings.build_us = result.build_us;
+  nlohmann::json sidecar = {
+      {"schema", kKeySchemaVersion},
+      {"api", to_string(lookup.program->api)},
+      {"kind", to_string(lookup.program->kind)},
+      {"key", lookup.key.key.hex()},
+      {"device", lookup.device},
+      {"components", lookup.key.to_json()["components"]},
+      {"compile_time_us", result.build_us},
+      {"created", iso8601_now()},
+      {"created_by", executable_path()},
+      {"kernel_names", result.kernel_names},
+      {"build_log", result.build_log.substr(0, kBuildLogExcerpt)},
+  };
+  auto pending = std::make_shared<Lookup>(std::move(lookup));
+  lookup.ended = true;
+  auto binary = std::make_shared<std::string>(std::move(result.binary));
+  BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
+    Stopwatch storing;
+    SaveResult saved = store_->save(pending->key.key, *binary, std::move(sidecar));
+    pending->timings.store_us = storing.elapsed_us();
+    if (saved.status == SaveStatus::stored) {
+      count(counter::store);
+      count(counter::bytes_stored, static_cast<std::int64_t>(binary->size()));
+    } else if (saved.status == SaveStatus::skipped) {
+      count(counter::store_skipped);
+    } else {
+      count(counter::error);
+      log_warning("could not store a binary: " + saved.reason);
+    }
+    if (saved.evicted_entries) count(counter::eviction, static_cast<std::int64_t>(saved.evicted_entries));
+    end(*pending);
+    flush_stats(store_->root());
+  });
+}
+
+void Engine::failed(Lookup& lookup, const std::string& reason) {
+  count(counter::miss);
+  lookup.verdict = Verdict::failed;
+  lookup.reason = reason;
+  auto finished = std::make_shared<Lookup>(std::move(lookup));
+  lookup.ended = true;
+  BackgroundWriter::instance().post([this, finished] { end(*finished); });
+}
+
+void Engine::uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason) {
+  count(counter::uncacheable_prefix + counter_slug(reason));
+  if (!settings_.trace) return;
+  nlohmann::json record = {{"time", iso8601_now()},   {"pid", ::getpid()}, {"api", to_string(program.api)},
+                           {"kind", to_string(program.kind)}, {"device", device}, {"verdict", "uncacheable"},
+                           {"reason", reason}};
+  BackgroundWriter::instance().post([dir = settings_.trace_dir, record] { write_trace(dir, record, nullptr); });
+}
+
+nlohmann::json Engine::trace_record(const Lookup& lookup) const {
+  nlohmann::json key = lookup.key.to_json();
+  return {
+      {"time", iso8601_now()},
+      {"pid", ::getpid()},
+      {"process", executable_path()},
+      {"api", to_string(lookup.program->api)},
+      {"kind", to_string(lookup.program->kind)},
+      {"device", lookup.device},
+      {"key", lookup.key.key.hex()},
+      {"key_schema", kKeySchemaVersion},
+      {"components", key["components"]},
+      {"verdict", to_string(lookup.verdict)},
+      {"tier", lookup.tier},
+      {"reason", lookup.reason},
+      {"timings_us",
+       {{"hash", lookup.timings.hash_us},
+        {"lookup", lookup.timings.lookup_us},
+        {"load", lookup.timings.load_us},
+        {"build", lookup.timings.build_us},
+        {"store", lookup.timings.store_us}}},
+  };
+}
+
+void Engine::end(Lookup& lookup) {
+  if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get());
+}
+
+void Engine::flush() {
+  BackgroundWriter::instance().drain(std::chrono::milliseconds(settings_.flush_timeout_ms));
+  flush_stats(store_->root());
+}
+
+}  // namespace jitcache

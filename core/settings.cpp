@@ -1,0 +1,183 @@
+#include "core/settings.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+
+namespace jitcache {
+namespace {
+
+// The default list of codegen-relevant variables: PoCL's work-group and vectorizer knobs and its
+// extra build flags, Intel IGC's debug/option keys, NVIDIA's PTX JIT switches.
+constexpr const char* kDefaultEnvPatterns =
+    "POCL_WORK_GROUP_*,POCL_VECTORIZER_*,POCL_EXTRA_BUILD_FLAGS,POCL_CPU_*,POCL_MAX_WORK_GROUP_SIZE,"
+    "IGC_*,NEOReadDebugKeys,CUDA_FORCE_PTX_JIT,CUDA_DISABLE_PTX_JIT";
+
+const std::vector<SettingDefinition> kDefinitions = {
+    {"dir", "JITCACHE_DIR", "", "cache root; empty means $XDG_CACHE_HOME/jitcache or ~/.cache/jitcache"},
+    {"disable", "JITCACHE_DISABLE", "0", "1 turns the cache off: every call goes straight to the driver"},
+    {"max_size", "JITCACHE_MAX_SIZE", "1G", "evict least recently used entries above this size"},
+    {"max_age", "JITCACHE_MAX_AGE", "0", "evict entries not used for this long (0 = never); e.g. 30d"},
+    {"min_entry_size", "JITCACHE_MIN_ENTRY_SIZE", "0", "do not store binaries smaller than this"},
+    {"max_entry_size", "JITCACHE_MAX_ENTRY_SIZE", "256M", "do not store binaries larger than this"},
+    {"read_only", "JITCACHE_READ_ONLY", "0", "serve hits but never write the store"},
+    {"memory_max_size", "JITCACHE_MEM_MAX_SIZE", "64M", "byte budget of the in-process memory tier"},
+    {"trace", "JITCACHE_TRACE", "0", "1 writes one BinaryCacheTrace JSON file per lookup"},
+    {"trace_dir", "JITCACHE_TRACE_DIR", "", "where traces go; empty means <dir>/traces"},
+    {"log", "JITCACHE_LOG", "", "unset: one warning per process; warn, info or debug: more"},
+    {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
+     "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
+    {"remote", "JITCACHE_REMOTE", "", "remote tier URL, e.g. redis://host:6379"},
+    {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000", "at exit, wait at most this long for pending stores"},
+};
+
+std::string trim(std::string_view text) {
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return std::string(text.substr(begin, end - begin));
+}
+
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+const char* env_or_null(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+std::filesystem::path default_root() {
+  if (const char* xdg = env_or_null("XDG_CACHE_HOME")) return std::filesystem::path(xdg) / "jitcache";
+  if (const char* home = env_or_null("HOME")) return std::filesystem::path(home) / ".cache" / "jitcache";
+  return std::filesystem::path("/tmp") / "jitcache";
+}
+
+std::map<std::string, std::string> read_config_file(const std::filesystem::path& file) {
+  std::map<std::string, std::string> values;
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::string text = trim(line);
+    if (text.empty() || text[0] == '#') continue;
+    std::size_t equals = text.find('=');
+    if (equals == std::string::npos) continue;
+    values[trim(text.substr(0, equals))] = trim(text.substr(equals + 1));
+  }
+  return values;
+}
+
+int parse_log_level(std::string_view text) {
+  std::string level = lowercase(trim(text));
+  if (level.empty() || level == "0") return 0;
+  if (level == "debug" || level == "3") return 3;
+  if (level == "info" || level == "2") return 2;
+  return 1;  // "warn", "1", or anything else that asks for logging
+}
+
+}  // namespace
+
+const std::vector<SettingDefinition>& setting_definitions() { return kDefinitions; }
+
+const char* to_string(SettingOrigin origin) {
+  switch (origin) {
+    case SettingOrigin::default_value: return "default";
+    case SettingOrigin::config_file: return "file";
+    case SettingOrigin::environment: return "env";
+  }
+  return "?";
+}
+
+std::optional<std::uint64_t> parse_size(std::string_view text) {
+  std::string value = lowercase(trim(text));
+  std::size_t digits = 0;
+  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
+  if (digits == 0 || digits > 18) return std::nullopt;
+  std::uint64_t number = std::stoull(value.substr(0, digits));
+  std::string unit = trim(value.substr(digits));
+  if (unit.size() > 1 && unit.back() == 'b') unit.pop_back();  // "KB", "MiB" -> "k", "mi"
+  if (unit.size() > 1 && unit.back() == 'i') unit.pop_back();
+  const std::map<std::string, std::uint64_t> factors = {
+      {"", 1}, {"b", 1}, {"k", 1ull << 10}, {"m", 1ull << 20}, {"g", 1ull << 30}, {"t", 1ull << 40}};
+  auto factor = factors.find(unit);
+  if (factor == factors.end()) return std::nullopt;
+  return number * factor->second;
+}
+
+std::optional<std::uint64_t> parse_duration_s(std::string_view text) {
+  std::string value = lowercase(trim(text));
+  std::size_t digits = 0;
+  while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
+  if (digits == 0 || digits > 15) return std::nullopt;
+  std::uint64_t number = std::stoull(value.substr(0, digits));
+  const std::map<std::string, std::uint64_t> factors = {
+      {"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
+  auto factor = factors.find(trim(value.substr(digits)));
+  if (factor == factors.end()) return std::nullopt;
+  return number * factor->second;
+}
+
+std::optional<bool> parse_bool(std::string_view text) {
+  std::string value = lowercase(trim(text));
+  if (value == "1" || value == "true" || value == "yes" || value == "on") return true;
+  if (value == "0" || value == "false" || value == "no" || value == "off" || value.empty()) return false;
+  return std::nullopt;
+}
+
+Settings load_settings() {
+  Settings settings;
+  const char* dir_env = env_or_null("JITCACHE_DIR");
+  settings.dir = dir_env ? std::filesystem::path(dir_env) : default_root();
+  std::map<std::string, std::string> file_values = read_config_file(settings.dir / "jitcache.conf");
+
+  for (const SettingDefinition& definition : kDefinitions) {
+    RawSetting raw{definition.default_value, SettingOrigin::default_value};
+    if (auto it = file_values.find(definition.key); it != file_values.end()) {
+      raw = {it->second, SettingOrigin::config_file};
+    }
+    if (const char* env = env_or_null(definition.env)) raw = {env, SettingOrigin::environment};
+    settings.raw[definition.key] = raw;
+  }
+  // BinaryCacheTrace=1 is the spelling other caches' users know.
+  if (const char* alias = env_or_null("BinaryCacheTrace"); alias && !env_or_null("JITCACHE_TRACE")) {
+    settings.raw["trace"] = {alias, SettingOrigin::environment};
+  }
+  settings.raw["dir"] = {settings.dir.string(),
+                         dir_env ? SettingOrigin::environment : SettingOrigin::default_value};
+
+  auto text = [&](const char* key) { return settings.raw[key].value; };
+  auto size = [&](const char* key) {
+    if (auto value = parse_size(text(key))) return *value;
+    settings.problems.push_back(std::string(key) + ": not a size: '" + text(key) + "'");
+    for (const auto& d : kDefinitions) if (std::string_view(d.key) == key) return *parse_size(d.default_value);
+    return std::uint64_t{0};
+  };
+  auto flag = [&](const char* key) {
+    if (auto value = parse_bool(text(key))) return *value;
+    settings.problems.push_back(std::string(key) + ": not a boolean: '" + text(key) + "'");
+    return false;
+  };
+
+  settings.disabled = flag("disable");
+  settings.max_size = size("max_size");
+  if (auto age = parse_duration_s(text("max_age"))) {
+    settings.max_age_s = *age;
+  } else {
+    settings.problems.push_back("max_age: not a duration: '" + text("max_age") + "'");
+  }
+  settings.min_entry_size = size("min_entry_size");
+  settings.max_entry_size = size("max_entry_size");
+  settings.read_only = flag("read_only");
+  settings.memory_max_size = size("memory_max_size");
+  settings.trace = flag("trace");
+  settings.trace_dir = text("trace_dir").empty() ? settings.dir / "traces" : std::filesystem::path(text("trace_dir"));
+  settings.log_level = parse_log_level(text("log"));
+  settings.env_patterns = text("env_keys");
+  settings.remote = text("remote");
+  settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
+  return settings;
+}
+
+}  // namespace jitcache

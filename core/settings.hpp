@@ -1,0 +1,61 @@
+// The one table of settings: name, environment variable, config-file key, default, meaning.
+// Precedence: environment > <root>/jitcache.conf > default. docs/settings.md mirrors the table.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jitcache {
+
+struct SettingDefinition {
+  const char* key;            // config-file key, e.g. "max_size"
+  const char* env;            // environment variable, e.g. "JITCACHE_MAX_SIZE"
+  const char* default_value;  // as text, parsed like any other source
+  const char* meaning;
+};
+
+const std::vector<SettingDefinition>& setting_definitions();
+
+enum class SettingOrigin { default_value, config_file, environment };
+const char* to_string(SettingOrigin origin);
+
+struct RawSetting {
+  std::string value;
+  SettingOrigin origin = SettingOrigin::default_value;
+};
+
+struct Settings {
+  std::filesystem::path dir;
+  bool disabled = false;
+  std::uint64_t max_size = 0;
+  std::uint64_t max_age_s = 0;
+  std::uint64_t min_entry_size = 0;
+  std::uint64_t max_entry_size = 0;
+  bool read_only = false;
+  std::uint64_t memory_max_size = 0;
+  bool trace = false;
+  std::filesystem::path trace_dir;
+  int log_level = 0;  // 0: one warning per process, 1: every warning, 2: info, 3: debug
+  std::string env_patterns;
+  std::string remote;
+  std::uint64_t flush_timeout_ms = 0;
+
+  std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
+  std::vector<std::string> problems;      // unparsable values (the default was used instead)
+};
+
+// Reads the environment and the config file under the resolved root. Never throws.
+Settings load_settings();
+
+// Parsers shared with the tool: "1G", "512MiB", "100k", "12345" -> bytes; "7d", "12h", "30m",
+// "45s", "90" -> seconds; "1/true/yes/on" and "0/false/no/off".
+std::optional<std::uint64_t> parse_size(std::string_view text);
+std::optional<std::uint64_t> parse_duration_s(std::string_view text);
+std::optional<bool> parse_bool(std::string_view text);
+
+}  // namespace jitcache

@@ -1,0 +1,40 @@
+// Counters every process adds to: kept in memory, merged into <root>/stats.json under a lock when
+// the process flushes (after background stores and at exit), so no increment is lost.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+
+namespace jitcache {
+
+// Counter names (stable: `jitcache stats --json` prints them).
+namespace counter {
+inline constexpr const char* hit_memory = "hits_memory";
+inline constexpr const char* hit_disk = "hits_disk";
+inline constexpr const char* hit_remote = "hits_remote";
+inline constexpr const char* miss = "misses";
+inline constexpr const char* store = "stores";
+inline constexpr const char* store_skipped = "stores_skipped";
+inline constexpr const char* stale = "stale_rejected";  // driver refused a cached binary
+inline constexpr const char* corrupt = "corrupt_entries";
+inline constexpr const char* error = "errors";
+inline constexpr const char* eviction = "evictions";
+inline constexpr const char* bytes_stored = "bytes_stored";
+inline constexpr const char* time_saved_us = "time_saved_us";  // recorded compile time - load time
+inline constexpr const char* uncacheable_prefix = "uncacheable.";
+}  // namespace counter
+
+using CounterMap = std::map<std::string, std::int64_t>;
+
+void count(const std::string& name, std::int64_t amount = 1);
+
+// Adds this process's pending counts to <root>/stats.json and clears them. Returns false (and
+// keeps the counts) when the file cannot be locked or written.
+bool flush_stats(const std::filesystem::path& root);
+
+CounterMap read_stats(const std::filesystem::path& root);
+bool zero_stats(const std::filesystem::path& root);
+
+}  // namespace jitcache

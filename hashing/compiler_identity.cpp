@@ -1,0 +1,290 @@
+// The only file in hashing/ with platform calls (dladdr, dl_iterate_phdr, stat); the ELF reader
+// itself is portable file I/O.
+#include "hashing/compiler_identity.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string_view>
+
+#ifndef _WIN32
+#include <dlfcn.h>
+#include <link.h>
+#include <sys/stat.h>
+
+#include <climits>
+#include <cstdlib>
+#endif
+
+namespace jitcache {
+namespace {
+
+// ---- ELF build-id reader. Every offset and size read from the file is distrusted. ----------
+
+constexpr std::uint32_t kPtNote = 4;
+constexpr std::uint32_t kShtNote = 7;
+constexpr std::uint32_t kNtGnuBuildId = 3;
+// Build-id notes are tiny; anything bigger is not worth reading (and may be hostile).
+constexpr std::uint64_t kMaxNoteRegionBytes = 1 << 20;
+constexpr std::uint64_t kMaxHeaderTableBytes = 4 << 20;
+
+class BoundedFile {
+ public:
+  explicit BoundedFile(const std::string& path) : file_(path, std::ios::binary) {
+    if (!file_) return;
+    file_.seekg(0, std::ios::end);
+    const std::streamoff end = file_.tellg();
+    size_ = end > 0 ? static_cast<std::uint64_t>(end) : 0;
+  }
+
+  // The bytes [offset, offset + count), or nothing when that range is not inside the file.
+  std::optional<std::string> read(std::uint64_t offset, std::uint64_t count) {
+    if (count > size_ || offset > size_ - count) return std::nullopt;
+    std::string bytes(count, '\0');
+    file_.clear();
+    file_.seekg(static_cast<std::streamoff>(offset));
+    file_.read(bytes.data(), static_cast<std::streamsize>(count));
+    if (!file_ || static_cast<std::uint64_t>(file_.gcount()) != count) return std::nullopt;
+    return bytes;
+  }
+
+  std::uint64_t size() const { return size_; }
+
+ private:
+  std::ifstream file_;
+  std::uint64_t size_ = 0;
+};
+
+// Fixed-width integer reads from a byte buffer in the file's byte order, range-checked.
+class ElfBytes {
+ public:
+  ElfBytes(std::string_view bytes, bool little_endian) : bytes_(bytes), little_(little_endian) {}
+
+  std::uint64_t uint(std::size_t offset, std::size_t width) const {
+    if (offset > bytes_.size() || width > bytes_.size() - offset) return 0;
+    std::uint64_t value = 0;
+    for (std::size_t i = 0; i < width; ++i) {
+      const auto byte = static_cast<unsigned char>(bytes_[offset + (little_ ? width - 1 - i : i)]);
+      value = (value << 8) | byte;
+    }
+    return value;
+  }
+
+ private:
+  std::string_view bytes_;
+  bool little_;
+};
+
+struct ElfFormat {
+  bool is64 = false;
+  bool little_endian = true;
+  std::size_t word() const { return is64 ? 8 : 4; }  // width of addresses, offsets and sizes
+};
+
+// A table of program or section headers: where it is and how big its entries are.
+struct HeaderTable {
+  std::uint64_t offset = 0;
+  std::uint64_t entry_size = 0;
+  std::uint64_t count = 0;
+};
+
+struct NoteRegion {
+  std::uint64_t offset = 0;
+  std::uint64_t size = 0;
+  std::uint64_t align = 4;
+};
+
+std::optional<ElfFormat> parse_ident(std::string_view header) {
+  if (header.size() < 16 || header.substr(0, 4) != "\x7f" "ELF") return std::nullopt;
+  const char elf_class = header[4], data = header[5];
+  if ((elf_class != 1 && elf_class != 2) || (data != 1 && data != 2)) return std::nullopt;
+  return ElfFormat{elf_class == 2, data == 1};
+}
+
+HeaderTable program_header_table(const ElfBytes& header, const ElfFormat& format) {
+  return format.is64 ? HeaderTable{header.uint(0x20, 8), header.uint(0x36, 2), header.uint(0x38, 2)}
+                     : HeaderTable{header.uint(0x1c, 4), header.uint(0x2a, 2), header.uint(0x2c, 2)};
+}
+
+HeaderTable section_header_table(const ElfBytes& header, const ElfFormat& format) {
+  return format.is64 ? HeaderTable{header.uint(0x28, 8), header.uint(0x3a, 2), header.uint(0x3c, 2)}
+                     : HeaderTable{header.uint(0x20, 4), header.uint(0x2e, 2), header.uint(0x30, 2)};
+}
+
+// PT_NOTE segments: always present in a loadable object, even when sections were stripped.
+std::optional<NoteRegion> note_from_program_header(const ElfBytes& entry, const ElfFormat& format) {
+  if (entry.uint(0, 4) != kPtNote) return std::nullopt;
+  if (format.is64) return NoteRegion{entry.uint(8, 8), entry.uint(32, 8), entry.uint(48, 8)};
+  return NoteRegion{entry.uint(4, 4), entry.uint(16, 4), entry.uint(28, 4)};
+}
+
+std::optional<NoteRegion> note_from_section_header(const ElfBytes& entry, const ElfFormat& format) {
+  if (entry.uint(4, 4) != kShtNote) return std::nullopt;
+  if (format.is64) return NoteRegion{entry.uint(24, 8), entry.uint(32, 8), entry.uint(48, 8)};
+  return NoteRegion{entry.uint(16, 4), entry.uint(20, 4), entry.uint(32, 4)};
+}
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char byte : bytes) {
+    out.push_back(kDigits[byte >> 4]);
+    out.push_back(kDigits[byte & 0xf]);
+  }
+  return out;
+}
+
+std::uint64_t align_up(std::uint64_t value, std::uint64_t align) { return (value + align - 1) / align * align; }
+
+// Walks the notes of one region (namesz, descsz, type, name, desc; padded to 4 or 8).
+std::string build_id_in_notes(std::string_view notes, const ElfFormat& format, std::uint64_t region_align) {
+  const ElfBytes bytes(notes, format.little_endian);
+  const std::uint64_t align = region_align == 8 ? 8 : 4;
+  std::uint64_t position = 0;
+  while (position + 12 <= notes.size()) {
+    const std::uint64_t name_size = bytes.uint(position, 4);
+    const std::uint64_t desc_size = bytes.uint(position + 4, 4);
+    const std::uint64_t type = bytes.uint(position + 8, 4);
+    const std::uint64_t name_at = position + 12;
+    const std::uint64_t desc_at = name_at + align_up(name_size, align);
+    const std::uint64_t end = desc_at + align_up(desc_size, align);
+    if (desc_at > notes.size() || desc_size > notes.size() - desc_at) return {};
+    const std::string_view name = notes.substr(name_at, name_size);
+    if (type == kNtGnuBuildId && name == std::string_view("GNU\0", 4) && desc_size > 0) {
+      return to_hex(notes.substr(desc_at, desc_size));
+    }
+    position = end;
+  }
+  return {};
+}
+
+template <typename NoteOf>
+std::string build_id_in_table(BoundedFile& file, const ElfFormat& format, const HeaderTable& table,
+                              std::uint64_t min_entry_size, NoteOf note_of) {
+  if (table.count == 0 || table.entry_size < min_entry_size) return {};
+  if (table.count * table.entry_size > kMaxHeaderTableBytes) return {};
+  const auto entries = file.read(table.offset, table.count * table.entry_size);
+  if (!entries) return {};
+  for (std::uint64_t i = 0; i < table.count; ++i) {
+    const std::string_view entry = std::string_view(*entries).substr(i * table.entry_size, table.entry_size);
+    const std::optional<NoteRegion> region = note_of(ElfBytes(entry, format.little_endian), format);
+    if (!region || region->size > kMaxNoteRegionBytes) continue;
+    const auto notes = file.read(region->offset, region->size);
+    if (!notes) continue;
+    std::string build_id = build_id_in_notes(*notes, format, region->align);
+    if (!build_id.empty()) return build_id;
+  }
+  return {};
+}
+
+// ---- Library identity -----------------------------------------------------------------------
+
+// Backends whose version decides codegen, by file-name prefix:
+//   libLLVM, libclang                      LLVM-based compilers (Mesa, POCL, ROCm, oneAPI)
+//   libigc, libigdfcl                      Intel Graphics Compiler and its frontend
+//   libnvidia-ptxjitcompiler, -compiler,   NVIDIA PTX JIT, OpenCL compiler, NVVM
+//   libnvidia-nvvm
+//   libamd_comgr                           AMD code-object manager (ROCm)
+//   libpocl-devices                        POCL device drivers
+constexpr std::array<std::string_view, 9> kCompilerLibraryPrefixes = {
+    "libLLVM",          "libclang",     "libigc",          "libigdfcl",      "libnvidia-ptxjitcompiler",
+    "libnvidia-compiler", "libnvidia-nvvm", "libamd_comgr", "libpocl-devices"};
+
+bool is_compiler_library(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  return std::any_of(kCompilerLibraryPrefixes.begin(), kCompilerLibraryPrefixes.end(),
+                     [name](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; });
+}
+
+#ifndef _WIN32
+std::string real_path_or_same(const char* path) {
+  char resolved[PATH_MAX];
+  return ::realpath(path, resolved) != nullptr ? std::string(resolved) : std::string(path);
+}
+
+// size and mtime; false (and zeros) when the file cannot be stat'ed.
+bool stat_into(LibraryIdentity& identity) {
+  struct stat info {};
+  if (::stat(identity.path.c_str(), &info) != 0) return false;
+  identity.size = static_cast<std::uint64_t>(info.st_size);
+  identity.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+  return true;
+}
+
+int collect_compiler_library(dl_phdr_info* info, std::size_t, void* data) {
+  auto* paths = static_cast<std::vector<std::string>*>(data);
+  if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' && is_compiler_library(info->dlpi_name)) {
+    paths->push_back(real_path_or_same(info->dlpi_name));
+  }
+  return 0;
+}
+#endif
+
+}  // namespace
+
+std::string read_build_id(const std::string& path) {
+  BoundedFile file(path);
+  const std::string header_bytes = file.read(0, std::min<std::uint64_t>(file.size(), 64)).value_or("");
+  const std::optional<ElfFormat> format = parse_ident(header_bytes);
+  if (!format || header_bytes.size() < (format->is64 ? 64u : 52u)) return {};
+  const ElfBytes header(header_bytes, format->little_endian);
+  const std::uint64_t program_entry = format->is64 ? 56 : 32;
+  const std::uint64_t section_entry = format->is64 ? 64 : 40;
+  std::string build_id = build_id_in_table(file, *format, program_header_table(header, *format),
+                                           program_entry, note_from_program_header);
+  if (build_id.empty()) {
+    build_id = build_id_in_table(file, *format, section_header_table(header, *format), section_entry,
+                                 note_from_section_header);
+  }
+  return build_id;
+}
+
+#ifdef _WIN32
+// Windows port pending: no module lookup yet, so the key falls back to driver version strings.
+std::string library_containing(const void*) { return {}; }
+LibraryIdentity identify_library(const std::string& path) { return LibraryIdentity{path, {}, 0, 0}; }
+std::vector<std::string> loaded_compiler_libraries() { return {}; }
+#else
+
+std::string library_containing(const void* address) {
+  Dl_info info{};
+  if (address == nullptr || ::dladdr(address, &info) == 0) return {};
+  if (info.dli_fname == nullptr || info.dli_fname[0] == '\0') return {};
+  return real_path_or_same(info.dli_fname);
+}
+
+// Memoized for the life of the process: the mapped library cannot change under us, and
+// reading build-ids of large libraries (libLLVM is 100+ MB) on every build would be wasteful.
+// A file that cannot be stat'ed is not remembered, so it is looked at again next time.
+// Never destroyed: the app's threads may still build programs while statics are torn down.
+LibraryIdentity identify_library(const std::string& path) {
+  static auto* mutex = new std::mutex;
+  static auto* known = new std::map<std::string, LibraryIdentity>;
+  {
+    std::lock_guard lock(*mutex);
+    if (auto found = known->find(path); found != known->end()) return found->second;
+  }
+  LibraryIdentity identity;
+  identity.path = path;
+  identity.build_id = read_build_id(path);  // outside the lock: may read a large file
+  if (!stat_into(identity)) return identity;
+  std::lock_guard lock(*mutex);
+  return known->emplace(path, std::move(identity)).first->second;
+}
+
+std::vector<std::string> loaded_compiler_libraries() {
+  std::vector<std::string> paths;
+  ::dl_iterate_phdr(collect_compiler_library, &paths);
+  std::sort(paths.begin(), paths.end());
+  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+  return paths;
+}
+
+#endif
+
+}  // namespace jitcache

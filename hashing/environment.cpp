@@ -1,0 +1,59 @@
+#include "hashing/environment.hpp"
+
+#include <algorithm>
+
+#ifdef _WIN32
+#include <stdlib.h>
+#define JITCACHE_ENVIRON _environ
+#else
+#include <unistd.h>  // environ
+#define JITCACHE_ENVIRON environ
+#endif
+
+namespace jitcache {
+namespace {
+
+bool is_separator(char c) { return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+bool matches(std::string_view pattern, std::string_view name) {
+  if (!pattern.empty() && pattern.back() == '*') {
+    return name.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
+  }
+  return name == pattern;
+}
+
+bool matches_any(const std::vector<std::string>& patterns, std::string_view name) {
+  return std::any_of(patterns.begin(), patterns.end(),
+                     [name](const std::string& pattern) { return matches(pattern, name); });
+}
+
+}  // namespace
+
+std::vector<std::string> parse_env_patterns(std::string_view list) {
+  std::vector<std::string> patterns;
+  std::size_t position = 0;
+  while (position < list.size()) {
+    while (position < list.size() && is_separator(list[position])) ++position;
+    const std::size_t start = position;
+    while (position < list.size() && !is_separator(list[position])) ++position;
+    if (position > start) patterns.emplace_back(list.substr(start, position - start));
+  }
+  return patterns;
+}
+
+std::vector<NameValue> matching_environment(const std::vector<std::string>& patterns) {
+  std::vector<NameValue> matched;
+  if (patterns.empty() || JITCACHE_ENVIRON == nullptr) return matched;
+  for (char** entry = JITCACHE_ENVIRON; *entry != nullptr; ++entry) {
+    const std::string_view text(*entry);
+    const std::size_t equals = text.find('=');
+    // "=C:=..." style entries (Windows) and malformed ones without '=' have no usable name.
+    if (equals == std::string_view::npos || equals == 0) continue;
+    const std::string_view name = text.substr(0, equals);
+    if (matches_any(patterns, name)) matched.emplace_back(name, text.substr(equals + 1));
+  }
+  std::sort(matched.begin(), matched.end());
+  return matched;
+}
+
+}  // namespace jitcache

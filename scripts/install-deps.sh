@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs every Debian package jitcache builds, tests and runs its examples with.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config git
+  ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 pocl-opencl-icd clinfo clblast-tests
+  libze-dev libze1
+  nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
+)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${packages[@]}"

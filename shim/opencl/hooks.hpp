@@ -1,0 +1,31 @@
+// The OpenCL hooks, with the API's own signatures. Both injection paths (LD_PRELOAD exports,
+// the ICD layer's dispatch table) point at these same functions.
+#pragma once
+
+#include "shim/opencl/opencl_api.hpp"
+
+namespace jitcache::opencl {
+
+using BuildNotify = void(CL_CALLBACK*)(cl_program, void*);
+
+cl_program create_program_with_source(cl_context context, cl_uint count, const char** strings,
+                                      const size_t* lengths, cl_int* errcode_ret);
+cl_program create_program_with_il(cl_context context, const void* il, size_t length, cl_int* errcode_ret);
+cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, size_t spec_size,
+                                           const void* spec_value);
+cl_int build_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
+                     const char* options, BuildNotify pfn_notify, void* user_data);
+
+cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* errcode_ret);
+cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
+                                 cl_uint* num_kernels_ret);
+cl_int get_program_info(cl_program program, cl_program_info param_name, size_t param_value_size,
+                        void* param_value, size_t* param_value_size_ret);
+cl_int get_program_build_info(cl_program program, cl_device_id device, cl_program_build_info param_name,
+                              size_t param_value_size, void* param_value, size_t* param_value_size_ret);
+cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void* param_value,
+                       size_t* param_value_size_ret);
+cl_int release_program(cl_program program);
+cl_int release_kernel(cl_kernel kernel);
+
+}  // namespace jitcache::opencl

@@ -1,0 +1,85 @@
+// Program creation and lifetime: remember how each keyable program was made; release shadows
+// together with the app's program.
+#include <string>
+
+#include "core/log.hpp"
+#include "shim/opencl/hooks.hpp"
+#include "shim/opencl/next_functions.hpp"
+#include "shim/opencl/program_registry.hpp"
+
+namespace jitcache::opencl {
+namespace {
+
+std::string concatenate_sources(cl_uint count, const char** strings, const size_t* lengths) {
+  std::string source;
+  for (cl_uint i = 0; i < count; ++i) {
+    if (!strings[i]) continue;
+    // A zero or absent length means the string is NUL-terminated.
+    size_t length = lengths && lengths[i] ? lengths[i] : std::char_traits<char>::length(strings[i]);
+    source.append(strings[i], length);
+  }
+  return source;
+}
+
+cl_uint reference_count(cl_program program) {
+  cl_uint count = 0;
+  if (next().clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof count, &count, nullptr) != CL_SUCCESS) {
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace
+
+cl_program create_program_with_source(cl_context context, cl_uint count, const char** strings,
+                                      const size_t* lengths, cl_int* errcode_ret) {
+  cl_program program = next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
+  if (!program) return program;
+  try {
+    registry().track(program, {ProgramKind::source, concatenate_sources(count, strings, lengths), context, {}, nullptr});
+  } catch (const std::exception& e) {
+    log_warning(std::string("program left uncached: ") + e.what());
+  }
+  return program;
+}
+
+cl_program create_program_with_il(cl_context context, const void* il, size_t length, cl_int* errcode_ret) {
+  if (!next().clCreateProgramWithIL) {
+    if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION;
+    return nullptr;
+  }
+  cl_program program = next().clCreateProgramWithIL(context, il, length, errcode_ret);
+  if (!program) return program;
+  try {
+    registry().track(program, {ProgramKind::il, std::string(static_cast<const char*>(il), length), context, {}, nullptr});
+  } catch (const std::exception& e) {
+    log_warning(std::string("program left uncached: ") + e.what());
+  }
+  return program;
+}
+
+cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, size_t spec_size,
+                                           const void* spec_value) {
+  if (!next().clSetProgramSpecializationConstant) return CL_INVALID_OPERATION;
+  cl_int status = next().clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
+  if (status == CL_SUCCESS && spec_value) {
+    try {
+      registry().set_spec_constant(program, spec_id, std::string(static_cast<const char*>(spec_value), spec_size));
+    } catch (...) {
+      registry().forget(program);  // an incomplete record must not key a build
+    }
+  }
+  return status;
+}
+
+cl_int release_program(cl_program program) {
+  // The last release of a tracked program takes its shadow with it.
+  bool last = registry().find(program).has_value() && reference_count(program) == 1;
+  cl_int status = next().clReleaseProgram(program);
+  if (status == CL_SUCCESS && last) {
+    if (auto tracked = registry().forget(program); tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
+  }
+  return status;
+}
+
+}  // namespace jitcache::opencl

@@ -1,0 +1,101 @@
+#include "shim/opencl/program_registry.hpp"
+
+#include <mutex>
+#include <unordered_map>
+
+namespace jitcache::opencl {
+namespace {
+
+struct State {
+  mutable std::mutex mutex;
+  std::unordered_map<cl_program, TrackedProgram> programs;
+  std::unordered_map<cl_program, cl_program> program_by_shadow;
+  std::unordered_map<cl_kernel, cl_program> program_by_kernel;
+};
+
+State& state() {
+  static State* s = new State;  // never destroyed: hooks may run during exit
+  return *s;
+}
+
+}  // namespace
+
+ProgramRegistry& registry() {
+  static ProgramRegistry instance;
+  return instance;
+}
+
+void ProgramRegistry::track(cl_program program, TrackedProgram tracked) {
+  std::lock_guard lock(state().mutex);
+  state().programs[program] = std::move(tracked);
+}
+
+std::optional<TrackedProgram> ProgramRegistry::find(cl_program program) const {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  if (it == state().programs.end()) return std::nullopt;
+  return it->second;
+}
+
+void ProgramRegistry::set_spec_constant(cl_program program, cl_uint id, std::string value) {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  if (it != state().programs.end()) it->second.spec_constants[id] = std::move(value);
+}
+
+cl_program ProgramRegistry::replace_shadow(cl_program program, cl_program shadow) {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  if (it == state().programs.end()) return shadow;  // program gone: caller releases the new one
+  cl_program previous = it->second.shadow;
+  if (previous) state().program_by_shadow.erase(previous);
+  it->second.shadow = shadow;
+  if (shadow) state().program_by_shadow[shadow] = program;
+  return previous;
+}
+
+cl_program ProgramRegistry::shadow_of(cl_program program) const {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  return it == state().programs.end() ? nullptr : it->second.shadow;
+}
+
+cl_program ProgramRegistry::program_of_shadow(cl_program shadow) const {
+  std::lock_guard lock(state().mutex);
+  auto it = state().program_by_shadow.find(shadow);
+  return it == state().program_by_shadow.end() ? nullptr : it->second;
+}
+
+std::optional<TrackedProgram> ProgramRegistry::forget(cl_program program) {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  if (it == state().programs.end()) return std::nullopt;
+  TrackedProgram tracked = std::move(it->second);
+  state().programs.erase(it);
+  if (tracked.shadow) state().program_by_shadow.erase(tracked.shadow);
+  return tracked;
+}
+
+void ProgramRegistry::track_kernel(cl_kernel kernel, cl_program program) {
+  std::lock_guard lock(state().mutex);
+  state().program_by_kernel[kernel] = program;
+}
+
+cl_program ProgramRegistry::forget_kernel(cl_kernel kernel) {
+  std::lock_guard lock(state().mutex);
+  auto it = state().program_by_kernel.find(kernel);
+  if (it == state().program_by_kernel.end()) return nullptr;
+  cl_program program = it->second;
+  state().program_by_kernel.erase(it);
+  return program;
+}
+
+bool ProgramRegistry::has_kernels(cl_program program) const {
+  std::lock_guard lock(state().mutex);
+  for (const auto& [kernel, owner] : state().program_by_kernel) {
+    if (owner == program) return true;
+  }
+  return false;
+}
+
+}  // namespace jitcache::opencl

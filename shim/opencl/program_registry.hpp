@@ -1,0 +1,46 @@
+// What the shim remembers about the app's programs: how each was created (to key its builds),
+// the shadow program serving it after a cache hit, and the kernels created from shadows.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "hashing/build_inputs.hpp"
+#include "shim/opencl/opencl_api.hpp"
+
+namespace jitcache::opencl {
+
+struct TrackedProgram {
+  ProgramKind kind = ProgramKind::source;
+  std::string input;  // source text or IL bytes
+  cl_context context = nullptr;
+  std::map<cl_uint, std::string> spec_constants;
+  cl_program shadow = nullptr;  // built from cached binaries; owns one reference
+};
+
+class ProgramRegistry {
+ public:
+  void track(cl_program program, TrackedProgram tracked);
+  std::optional<TrackedProgram> find(cl_program program) const;
+  void set_spec_constant(cl_program program, cl_uint id, std::string value);
+
+  // Installs `shadow` (nullptr: none) for `program`; returns the previous shadow to release.
+  cl_program replace_shadow(cl_program program, cl_program shadow);
+  cl_program shadow_of(cl_program program) const;
+  cl_program program_of_shadow(cl_program shadow) const;  // nullptr when not a shadow
+
+  // Forgets the program; returns what was tracked (its shadow still needs a release).
+  std::optional<TrackedProgram> forget(cl_program program);
+
+  // Kernels created from a shadow hold one reference on the app's program, as a kernel of the
+  // app's own program would.
+  void track_kernel(cl_kernel kernel, cl_program program);
+  cl_program forget_kernel(cl_kernel kernel);  // the program the kernel held, or nullptr
+  bool has_kernels(cl_program program) const;
+};
+
+ProgramRegistry& registry();
+
+}  // namespace jitcache::opencl

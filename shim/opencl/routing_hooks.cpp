@@ -1,0 +1,95 @@
+// After a cache hit the app's program was never built; its shadow was. Calls that need the built
+// program go to the shadow, and the shadow never shows through to the app.
+#include "shim/opencl/hooks.hpp"
+#include "shim/opencl/next_functions.hpp"
+#include "shim/opencl/program_registry.hpp"
+
+namespace jitcache::opencl {
+namespace {
+
+// Program queries answered by the built program; the rest (source, IL, context, devices,
+// reference count) describe the app's own object.
+bool answered_by_built_program(cl_program_info param) {
+  switch (param) {
+    case CL_PROGRAM_BINARY_SIZES:
+    case CL_PROGRAM_BINARIES:
+    case CL_PROGRAM_NUM_KERNELS:
+    case CL_PROGRAM_KERNEL_NAMES:
+    case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
+    case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
+      return true;
+    default:
+      return false;
+  }
+}
+
+cl_uint kernel_reference_count(cl_kernel kernel) {
+  cl_uint count = 0;
+  if (next().clGetKernelInfo(kernel, CL_KERNEL_REFERENCE_COUNT, sizeof count, &count, nullptr) != CL_SUCCESS) return 0;
+  return count;
+}
+
+// A kernel of the shadow keeps the app's program alive, as a kernel of the program itself would.
+void adopt_kernel(cl_kernel kernel, cl_program program) {
+  next().clRetainProgram(program);
+  registry().track_kernel(kernel, program);
+}
+
+}  // namespace
+
+cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* errcode_ret) {
+  cl_program shadow = registry().shadow_of(program);
+  if (!shadow) return next().clCreateKernel(program, kernel_name, errcode_ret);
+  cl_kernel kernel = next().clCreateKernel(shadow, kernel_name, errcode_ret);
+  if (kernel) adopt_kernel(kernel, program);
+  return kernel;
+}
+
+cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
+                                 cl_uint* num_kernels_ret) {
+  cl_program shadow = registry().shadow_of(program);
+  if (!shadow) return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
+  cl_uint created = 0;
+  cl_int status = next().clCreateKernelsInProgram(shadow, num_kernels, kernels, &created);
+  if (num_kernels_ret) *num_kernels_ret = created;
+  if (status == CL_SUCCESS && kernels) {
+    for (cl_uint i = 0; i < created && i < num_kernels; ++i) adopt_kernel(kernels[i], program);
+  }
+  return status;
+}
+
+cl_int get_program_info(cl_program program, cl_program_info param_name, size_t param_value_size, void* param_value,
+                        size_t* param_value_size_ret) {
+  cl_program shadow = answered_by_built_program(param_name) ? registry().shadow_of(program) : nullptr;
+  return next().clGetProgramInfo(shadow ? shadow : program, param_name, param_value_size, param_value,
+                                 param_value_size_ret);
+}
+
+cl_int get_program_build_info(cl_program program, cl_device_id device, cl_program_build_info param_name,
+                              size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+  cl_program shadow = registry().shadow_of(program);
+  return next().clGetProgramBuildInfo(shadow ? shadow : program, device, param_name, param_value_size, param_value,
+                                      param_value_size_ret);
+}
+
+cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void* param_value,
+                       size_t* param_value_size_ret) {
+  cl_int status = next().clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
+  if (status == CL_SUCCESS && param_name == CL_KERNEL_PROGRAM && param_value &&
+      param_value_size >= sizeof(cl_program)) {
+    auto* program = static_cast<cl_program*>(param_value);
+    if (cl_program app_program = registry().program_of_shadow(*program)) *program = app_program;
+  }
+  return status;
+}
+
+cl_int release_kernel(cl_kernel kernel) {
+  bool last = kernel_reference_count(kernel) == 1;
+  cl_int status = next().clReleaseKernel(kernel);
+  if (status == CL_SUCCESS && last) {
+    if (cl_program program = registry().forget_kernel(kernel)) release_program(program);
+  }
+  return status;
+}
+
+}  // namespace jitcache::opencl

@@ -1,0 +1,371 @@
+// Opening the store and the per-entry operations: load, save, remove, quarantine.
+// The public methods only catch: nothing may escape into the application.
+#include "store/disk_store.hpp"
+
+#include "store/disk_store_impl.hpp"
+#include "store/file_ops.hpp"
+
+namespace jitcache {
+
+using store_detail::EntryCheck;
+using store_detail::EntryFootprint;
+using store_detail::EntryPaths;
+using store_detail::SizeLedger;
+
+namespace {
+
+std::string octal_mode(std::uint32_t mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+  return text;
+}
+
+// Checks that the root is a real directory that only this user can change: anything else could
+// let another user plant binaries that we would hand to the driver.
+bool root_is_acceptable(const std::filesystem::path& root, bool read_only, std::string* error) {
+  fileops::FileInfo info;
+  if (auto failure = fileops::stat_nofollow(root, &info)) {
+    *error = "cannot inspect cache directory " + root.string() + ": " + failure.message();
+    return false;
+  }
+  if (info.kind == fileops::FileKind::missing) {
+    if (read_only) {
+      *error = "cache directory " + root.string() + " does not exist (read-only mode creates nothing)";
+      return false;
+    }
+    if (auto failure = fileops::make_private_dirs(root)) {
+      *error = "cannot create cache directory " + root.string() + ": " + failure.message();
+      return false;
+    }
+    if (auto failure = fileops::stat_nofollow(root, &info)) {
+      *error = "cannot inspect cache directory " + root.string() + ": " + failure.message();
+      return false;
+    }
+  }
+  if (info.kind == fileops::FileKind::symlink) {
+    *error = "cache directory " + root.string() + " is a symbolic link; refusing to use it";
+    return false;
+  }
+  if (info.kind != fileops::FileKind::directory) {
+    *error = "cache directory " + root.string() + " is not a directory";
+    return false;
+  }
+  if (info.owner != fileops::current_user()) {
+    *error = "cache directory " + root.string() + " is owned by uid " + std::to_string(info.owner) +
+             ", not by this user (uid " + std::to_string(fileops::current_user()) +
+             "); refusing to use it";
+    return false;
+  }
+  if ((info.mode & 0022) != 0) {
+    *error = "cache directory " + root.string() + " is writable by group or others (mode " +
+             octal_mode(info.mode) + "); refusing to use it (fix: chmod 700)";
+    return false;
+  }
+  return true;
+}
+
+// Marks the root for backup tools, as ccache does. Best effort.
+void write_cachedir_tag(const std::filesystem::path& root) {
+  const auto path = root / "CACHEDIR.TAG";
+  fileops::File file;
+  if (fileops::File::create_exclusive(path, &file)) return;  // exists already, or cannot: fine
+  (void)file.write_all(
+      "Signature: 8a477f597d28d172789f06886806bc55\n"
+      "# This file is a cache directory tag created by jitcache.\n"
+      "# For information about cache directory tags see https://bford.info/cachedir/\n");
+}
+
+// Writes data to a new file in tmp/, recreating tmp/ if someone removed it.
+std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::string_view data,
+                                std::string_view suffix, std::filesystem::path* written) {
+  std::error_code error;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const auto path = layout.new_temp_file(suffix);
+    fileops::File file;
+    error = fileops::File::create_exclusive(path, &file);
+    if (error == std::errc::no_such_file_or_directory) {
+      if (auto mkdir_error = fileops::make_private_dirs(layout.tmp_dir())) return mkdir_error;
+      continue;
+    }
+    if (error == std::errc::file_exists) continue;
+    if (error) return error;
+    if ((error = file.write_all(data))) {
+      file.close();
+      (void)fileops::remove_file(path);
+      return error;
+    }
+    *written = path;
+    return {};
+  }
+  return error;
+}
+
+LoadResult load_failure(LoadStatus status, std::string reason) {
+  LoadResult result;
+  result.status = status;
+  result.reason = std::move(reason);
+  return result;
+}
+
+SaveResult save_result(SaveStatus status, std::string reason) {
+  SaveResult result;
+  result.status = status;
+  result.reason = std::move(reason);
+  return result;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public API: forwards to Impl and turns every exception into a status.
+
+std::unique_ptr<DiskStore> DiskStore::open(const std::filesystem::path& root, const StoreLimits& limits,
+                                           std::string* error) {
+  std::string ignored;
+  if (error == nullptr) error = &ignored;
+  try {
+    error->clear();
+    if (root.empty()) {
+      *error = "cache directory path is empty";
+      return nullptr;
+    }
+    if (!root_is_acceptable(root, limits.read_only, error)) return nullptr;
+    auto impl = std::make_unique<Impl>(root, limits);
+    if (!limits.read_only) {
+      (void)fileops::make_private_dir(impl->layout.tmp_dir());
+      write_cachedir_tag(root);
+      // Taking the ledger rebuilds a missing, corrupt or dirty size record now rather than in
+      // the middle of a save. Busy is fine: the next holder does it.
+      std::optional<SizeLedger> ledger;
+      (void)impl->begin_ledger(store_detail::kShortLockWait, &ledger);
+    }
+    return std::unique_ptr<DiskStore>(new DiskStore(std::move(impl)));
+  } catch (const std::exception& e) {
+    *error = std::string("cannot open cache directory: ") + e.what();
+  } catch (...) {
+    *error = "cannot open cache directory: unknown error";
+  }
+  return nullptr;
+}
+
+DiskStore::DiskStore(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DiskStore::~DiskStore() = default;
+
+const std::filesystem::path& DiskStore::root() const { return impl_->layout.root(); }
+const StoreLimits& DiskStore::limits() const { return impl_->limits; }
+
+LoadResult DiskStore::load(const Digest128& key) {
+  try {
+    return impl_->load(key);
+  } catch (const std::exception& e) {
+    return load_failure(LoadStatus::error, std::string("load failed: ") + e.what());
+  } catch (...) {
+    return load_failure(LoadStatus::error, "load failed: unknown error");
+  }
+}
+
+SaveResult DiskStore::save(const Digest128& key, std::string_view binary, nlohmann::json sidecar) {
+  try {
+    return impl_->save(key, binary, std::move(sidecar));
+  } catch (const std::exception& e) {
+    return save_result(SaveStatus::error, std::string("save failed: ") + e.what());
+  } catch (...) {
+    return save_result(SaveStatus::error, "save failed: unknown error");
+  }
+}
+
+bool DiskStore::remove(const Digest128& key) {
+  try {
+    return impl_->remove(key);
+  } catch (...) {
+    return false;
+  }
+}
+
+void DiskStore::quarantine(const Digest128& key, const std::string& reason) {
+  try {
+    impl_->quarantine(key, reason);
+  } catch (...) {
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry operations.
+
+LoadResult DiskStore::Impl::load(const Digest128& key) {
+  const EntryPaths paths = layout.entry(key);
+  EntryCheck check = store_detail::check_entry(paths);
+  std::optional<SizeLedger> ledger;
+
+  if (check.state == EntryCheck::State::bad) {
+    if (limits.read_only) {
+      return load_failure(LoadStatus::corrupt, check.reason + " (read-only store: left in place)");
+    }
+    // A writer may be replacing this key right now (new binary renamed, new sidecar not yet).
+    // Writers rename under the size lock, so looking again while holding it tells a torn
+    // replacement from real damage.
+    if (auto error = begin_ledger(store_detail::kShortLockWait, &ledger)) {
+      return load_failure(LoadStatus::corrupt, check.reason + " (store busy: not quarantined)");
+    }
+    check = store_detail::check_entry(paths);
+  }
+
+  switch (check.state) {
+    case EntryCheck::State::missing:
+      return load_failure(LoadStatus::miss, "");
+    case EntryCheck::State::io_error:
+      return load_failure(LoadStatus::error, check.reason);
+    case EntryCheck::State::bad:
+      quarantine_locked(*ledger, key, check.reason, /*damaged=*/true);
+      return load_failure(LoadStatus::corrupt, check.reason);
+    case EntryCheck::State::ok:
+      break;
+  }
+  // The LRU clock: a hit makes the sidecar young. Read-only stores leave the disk untouched.
+  //MUT
+  LoadResult result;
+  result.status = LoadStatus::hit;
+  result.binary = std::move(check.binary);
+  result.sidecar = std::move(check.sidecar);
+  return result;
+}
+
+SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, nlohmann::json sidecar) {
+  if (limits.read_only) return save_result(SaveStatus::skipped, "store is read-only");
+  if (binary.size() < limits.min_entry_size || binary.size() > limits.max_entry_size) {
+    return save_result(SaveStatus::skipped,
+                       "binary size " + std::to_string(binary.size()) + " outside [" +
+                           std::to_string(limits.min_entry_size) + ", " +
+                           std::to_string(limits.max_entry_size) + "]");
+  }
+  if (sidecar.is_null()) sidecar = nlohmann::json::object();
+  if (!sidecar.is_object()) return save_result(SaveStatus::error, "sidecar must be a JSON object");
+  store_detail::add_integrity_fields(&sidecar, binary);
+  const std::string sidecar_bytes = store_detail::sidecar_text(sidecar);
+
+  // The slow part, writing the bytes, happens before taking the lock.
+  std::filesystem::path temp_binary, temp_sidecar;
+  if (auto error = write_temp_file(layout, binary, ".bin.tmp", &temp_binary)) {
+    return save_result(SaveStatus::error, "cannot write temp binary: " + error.message());
+  }
+  if (auto error = write_temp_file(layout, sidecar_bytes, ".json.tmp", &temp_sidecar)) {
+    (void)fileops::remove_file(temp_binary);
+    return save_result(SaveStatus::error, "cannot write temp sidecar: " + error.message());
+  }
+  auto discard_temps = [&] {
+    (void)fileops::remove_file(temp_binary);
+    (void)fileops::remove_file(temp_sidecar);
+  };
+
+  std::optional<SizeLedger> ledger;
+  if (auto error = begin_ledger(store_detail::kLongLockWait, &ledger)) {
+    discard_temps();
+    return save_result(SaveStatus::error, "cannot take the size lock: " + error.message());
+  }
+  const EntryPaths paths = layout.entry(key);
+  // Folders are made under the lock so that clear() can remove empty ones without racing us.
+  if (auto error = fileops::make_private_dirs(paths.inner_dir)) {
+    discard_temps();
+    return save_result(SaveStatus::error, "cannot create entry folder: " + error.message());
+  }
+  EntryFootprint before;
+  if (auto error = store_detail::measure_entry(paths, &before)) {
+    discard_temps();
+    return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
+  }
+  if (auto error = ledger->mark_dirty()) {
+    discard_temps();
+    return save_result(SaveStatus::error, "cannot update the size record: " + error.message());
+  }
+
+  // Binary first, sidecar last: the sidecar's arrival is the commit.
+  std::string failure;
+  if (auto error = fileops::rename_replace(temp_binary, paths.binary)) {
+    failure = "cannot move binary into place: " + error.message();
+    discard_temps();
+  } else if (auto error = fileops::rename_replace(temp_sidecar, paths.sidecar)) {
+    failure = "cannot move sidecar into place: " + error.message();
+    discard_temps();
+  }
+  EntryFootprint after;
+  if (store_detail::measure_entry(paths, &after)) {
+    // Cannot tell what changed: leave the record dirty so that the next holder rescans.
+    return save_result(failure.empty() ? SaveStatus::stored : SaveStatus::error,
+                       failure.empty() ? "" : failure);
+  }
+  ledger->apply(before, after);
+  (void)ledger->finish();
+  const SizeInfo totals = ledger->totals();
+  ledger.reset();  // release the lock before any eviction
+  if (!failure.empty()) return save_result(SaveStatus::error, failure);
+
+  SaveResult result = save_result(SaveStatus::stored, "");
+  result.evicted_entries = maintain_after_save(totals);
+  return result;
+}
+
+EntryFootprint DiskStore::Impl::remove_locked(SizeLedger& ledger, const EntryPaths& paths) {
+  EntryFootprint before, after;
+  if (store_detail::measure_entry(paths, &before)) return {};
+  if (!before.committed && before.binary.kind != fileops::FileKind::regular) return {};
+  if (ledger.mark_dirty()) return {};
+  (void)fileops::remove_file(paths.sidecar);  // uncommit first: readers now see a miss
+  (void)fileops::remove_file(paths.binary);
+  if (store_detail::measure_entry(paths, &after)) return {};  // record stays dirty: rescan later
+  ledger.apply(before, after);
+  EntryFootprint removed;
+  removed.committed = before.committed && !after.committed;
+  removed.bytes = before.bytes - after.bytes;
+  return removed;
+}
+
+bool DiskStore::Impl::remove(const Digest128& key) {
+  if (limits.read_only) return false;
+  std::optional<SizeLedger> ledger;
+  if (begin_ledger(store_detail::kShortLockWait, &ledger)) return false;
+  const EntryFootprint removed = remove_locked(*ledger, layout.entry(key));
+  (void)ledger->finish();
+  return removed.committed;
+}
+
+void DiskStore::Impl::quarantine(const Digest128& key, const std::string& reason) {
+  if (limits.read_only) return;
+  std::optional<SizeLedger> ledger;
+  if (begin_ledger(store_detail::kShortLockWait, &ledger)) return;
+  quarantine_locked(*ledger, key, reason, /*damaged=*/false);
+}
+
+void DiskStore::Impl::quarantine_locked(SizeLedger& ledger, const Digest128& key,
+                                        const std::string& reason, bool damaged) {
+  const EntryPaths paths = layout.entry(key);
+  EntryFootprint before, after;
+  if (store_detail::measure_entry(paths, &before)) return;
+  const bool has_binary = before.binary.kind == fileops::FileKind::regular;
+  if (!before.committed && !has_binary) return;
+  if (ledger.mark_dirty()) return;
+
+  const std::int64_t when = fileops::now_ns();
+  const bool can_keep = !fileops::make_private_dir(layout.quarantine_dir());
+  // Sidecar first (uncommit). If it cannot be kept for inspection it is still taken out of use.
+  auto move_out = [&](const std::filesystem::path& from, const char* extension) {
+    if (!can_keep || fileops::rename_replace(from, layout.quarantine_file(key, when, extension))) {
+      (void)fileops::remove_file(from);
+    }
+  };
+  if (before.committed) move_out(paths.sidecar, "json");
+  if (has_binary) move_out(paths.binary, "bin");
+  if (can_keep) {
+    fileops::File note;
+    if (!fileops::File::create_exclusive(layout.quarantine_file(key, when, "reason"), &note)) {
+      (void)note.write_all(reason + "\n");
+    }
+  }
+  if (damaged || store_detail::measure_entry(paths, &after)) {
+    ledger.invalidate();
+    return;
+  }
+  ledger.apply(before, after);
+  (void)ledger.finish();
+}
+
+}  // namespace jitcache

@@ -1,0 +1,79 @@
+// DiskStore's private state and helpers, shared by disk_store.cpp (entry operations) and
+// store_maintenance.cpp (eviction, sweeping, verify, clear, listing).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/disk_store.hpp"
+#include "store/entry_check.hpp"
+#include "store/size_ledger.hpp"
+#include "store/store_layout.hpp"
+
+namespace jitcache {
+
+namespace store_detail {
+// How long an operation waits for another process's size.lock. Short where the application
+// waits for the answer (load, remove), longer for background saves and the tool.
+inline constexpr std::chrono::milliseconds kShortLockWait{500};
+inline constexpr std::chrono::milliseconds kLongLockWait{5000};
+
+inline constexpr std::int64_t kSecondNs = 1000000000;
+// Temp files and binaries without a sidecar this old belong to no live writer.
+inline constexpr std::int64_t kStaleAfterNs = 3600 * kSecondNs;
+// Quarantined files are kept this long for inspection, then swept.
+inline constexpr std::int64_t kQuarantineKeepNs = 7 * 24 * 3600 * kSecondNs;
+// A save runs a full maintenance pass (age eviction + sweep) at most this often when the store
+// is not over its size limit.
+inline constexpr std::int64_t kMaintenanceIntervalNs = 3600 * kSecondNs;
+}  // namespace store_detail
+
+struct DiskStore::Impl {
+  Impl(std::filesystem::path root, const StoreLimits& store_limits)
+      : layout(std::move(root)), limits(store_limits) {}
+
+  store_detail::StoreLayout layout;
+  StoreLimits limits;
+
+  std::error_code begin_ledger(std::chrono::milliseconds wait,
+                               std::optional<store_detail::SizeLedger>* ledger) const {
+    return store_detail::SizeLedger::begin(layout, wait, !limits.read_only, ledger);
+  }
+
+  // Entry operations (disk_store.cpp).
+  LoadResult load(const Digest128& key);
+  SaveResult save(const Digest128& key, std::string_view binary, nlohmann::json sidecar);
+  bool remove(const Digest128& key);
+  void quarantine(const Digest128& key, const std::string& reason);
+
+  // With the size lock held: move the entry's files to quarantine/ and account for it.
+  // `damaged`: the files were changed outside the store (failed a check), so their sizes now may
+  // differ from what was counted at commit; the totals are then recounted by the next holder.
+  void quarantine_locked(store_detail::SizeLedger& ledger, const Digest128& key,
+                         const std::string& reason, bool damaged);
+  // With the size lock held: unlink sidecar (uncommit) then binary. Returns what was removed.
+  store_detail::EntryFootprint remove_locked(store_detail::SizeLedger& ledger,
+                                             const store_detail::EntryPaths& paths);
+
+  // Maintenance (store_maintenance.cpp).
+  SizeInfo size();
+  SizeInfo rescan_size();
+  std::vector<EntryInfo> list();
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s);
+  std::vector<VerifyProblem> verify(bool quarantine_bad);
+  EvictionReport clear();
+
+  // After a save: evicts when over max_size, or runs the periodic pass when it is due.
+  std::uint64_t maintain_after_save(const SizeInfo& totals);
+  bool maintenance_due() const;
+  // The eviction pass proper; the caller holds evict.lock.
+  EvictionReport evict_holding_lock(std::uint64_t target_bytes, std::uint64_t older_than_s,
+                                    std::vector<VerifyProblem>* problems);
+  // Removes stale temp files, old orphan binaries and expired quarantine files.
+  void sweep_garbage(const store_detail::StoreScan& scan, std::vector<VerifyProblem>* problems);
+  std::uint64_t eviction_target() const;
+};
+
+}  // namespace jitcache

@@ -1,0 +1,42 @@
+// Reading one entry and deciding whether it can be trusted: the sidecar must be a JSON object
+// with binary_size and binary_xxh3_64, and the binary must match both.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "store/file_ops.hpp"
+#include "store/store_layout.hpp"
+
+namespace jitcache::store_detail {
+
+inline constexpr const char* kSizeField = "binary_size";
+inline constexpr const char* kChecksumField = "binary_xxh3_64";
+inline constexpr std::uint64_t kMaxSidecarBytes = 16ull << 20;  // far above any real sidecar
+
+// Adds the integrity fields that make the sidecar a commit marker for exactly this binary.
+void add_integrity_fields(nlohmann::json* sidecar, std::string_view binary);
+
+// Serialises a sidecar; invalid UTF-8 in strings (a build log) is replaced, never thrown.
+std::string sidecar_text(const nlohmann::json& sidecar);
+
+struct EntryCheck {
+  enum class State {
+    missing,   // no sidecar: not committed
+    ok,        // sidecar and binary agree
+    bad,       // present but untrustworthy: quarantine material
+    io_error,  // could not be read (permissions, EIO, out of fds): not the entry's fault
+  };
+  State state = State::missing;
+  std::string reason;
+  std::string binary;
+  nlohmann::json sidecar;
+  fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
+};
+
+EntryCheck check_entry(const EntryPaths& paths);
+
+}  // namespace jitcache::store_detail

@@ -1,0 +1,147 @@
+#include "store/store_layout.hpp"
+
+#include <atomic>
+#include <map>
+
+namespace jitcache::store_detail {
+namespace {
+
+bool is_lower_hex(std::string_view text) {
+  for (char c : text) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// "<32 hex>.<ext>" -> key, only when the name is exactly what entry() would produce.
+std::optional<Digest128> key_of(std::string_view name, std::string_view extension) {
+  if (name.size() != 32 + 1 + extension.size()) return std::nullopt;
+  if (name.substr(32, 1) != "." || name.substr(33) != extension) return std::nullopt;
+  std::string_view hex = name.substr(0, 32);
+  if (!is_lower_hex(hex)) return std::nullopt;
+  return Digest128::from_hex(hex);
+}
+
+bool is_directory(const std::filesystem::path& path, const fileops::DirEntry& entry) {
+  if (entry.kind == fileops::FileKind::directory) return true;
+  if (entry.kind != fileops::FileKind::other) return false;
+  fileops::FileInfo info;  // the listing did not say: ask
+  return !fileops::stat_nofollow(path, &info) && info.kind == fileops::FileKind::directory;
+}
+
+void scan_inner_dir(const std::filesystem::path& dir, const std::string& prefix, StoreScan* scan) {
+  std::vector<fileops::DirEntry> names;
+  if (auto error = fileops::list_dir(dir, &names)) {
+    scan->errors.push_back({dir, error.message()});
+    return;
+  }
+  // Pair sidecars with binaries by key; std::map keeps the result in key order.
+  std::map<Digest128, ScannedEntry> found;
+  for (const auto& name : names) {
+    std::optional<Digest128> key;
+    if (!(key = key_of(name.name, "json")) && !(key = key_of(name.name, "bin"))) {
+      scan->unexpected.push_back(dir / name.name);
+      continue;
+    }
+    if (key->hex().compare(0, 4, prefix) != 0) {  // in the wrong shard: not ours to trust
+      scan->unexpected.push_back(dir / name.name);
+      continue;
+    }
+    auto& entry = found[*key];
+    entry.key = *key;
+  }
+  for (auto& [key, entry] : found) {
+    entry.paths.outer_dir = dir.parent_path();
+    entry.paths.inner_dir = dir;
+    const std::string hex = key.hex();
+    entry.paths.binary = dir / (hex + ".bin");
+    entry.paths.sidecar = dir / (hex + ".json");
+    if (auto error = measure_entry(entry.paths, &entry.footprint)) {
+      scan->errors.push_back({entry.paths.sidecar, error.message()});
+      continue;
+    }
+    if (entry.footprint.committed) {
+      scan->committed.push_back(std::move(entry));
+    } else if (entry.footprint.binary.kind == fileops::FileKind::regular) {
+      scan->orphan_binaries.push_back(std::move(entry));
+    }
+  }
+}
+
+}  // namespace
+
+bool is_shard_name(std::string_view name) { return name.size() == 2 && is_lower_hex(name); }
+
+EntryPaths StoreLayout::entry(const Digest128& key) const {
+  const std::string hex = key.hex();
+  EntryPaths paths;
+  paths.outer_dir = root_ / hex.substr(0, 2);
+  paths.inner_dir = paths.outer_dir / hex.substr(2, 2);
+  paths.binary = paths.inner_dir / (hex + ".bin");
+  paths.sidecar = paths.inner_dir / (hex + ".json");
+  return paths;
+}
+
+std::filesystem::path StoreLayout::quarantine_file(const Digest128& key, std::int64_t when_ns,
+                                                   std::string_view extension) const {
+  return quarantine_dir() /
+         (key.hex() + "." + std::to_string(when_ns) + "." + std::string(extension));
+}
+
+std::filesystem::path StoreLayout::new_temp_file(std::string_view suffix) const {
+  static std::atomic<std::uint64_t> counter{0};
+  const std::string name = std::to_string(fileops::current_process_id()) + "-" +
+                           std::to_string(fileops::now_ns()) + "-" +
+                           std::to_string(counter.fetch_add(1)) + std::string(suffix);
+  return tmp_dir() / name;
+}
+
+std::error_code measure_entry(const EntryPaths& paths, EntryFootprint* footprint) {
+  *footprint = EntryFootprint{};
+  if (auto error = fileops::stat_nofollow(paths.sidecar, &footprint->sidecar)) return error;
+  if (auto error = fileops::stat_nofollow(paths.binary, &footprint->binary)) return error;
+  footprint->committed = footprint->sidecar.kind == fileops::FileKind::regular;
+  if (footprint->committed) {
+    footprint->bytes = footprint->sidecar.size;
+    if (footprint->binary.kind == fileops::FileKind::regular) footprint->bytes += footprint->binary.size;
+  }
+  return {};
+}
+
+StoreScan scan_store(const StoreLayout& layout) {
+  StoreScan scan;
+  std::vector<fileops::DirEntry> outer;
+  if (auto error = fileops::list_dir(layout.root(), &outer)) {
+    scan.errors.push_back({layout.root(), error.message()});
+    return scan;
+  }
+  for (const auto& first : outer) {
+    const auto outer_dir = layout.root() / first.name;
+    if (!is_shard_name(first.name) || !is_directory(outer_dir, first)) continue;
+    std::vector<fileops::DirEntry> inner;
+    if (auto error = fileops::list_dir(outer_dir, &inner)) {
+      scan.errors.push_back({outer_dir, error.message()});
+      continue;
+    }
+    for (const auto& second : inner) {
+      const auto inner_dir = outer_dir / second.name;
+      if (!is_shard_name(second.name) || !is_directory(inner_dir, second)) {
+        scan.unexpected.push_back(inner_dir);
+        continue;
+      }
+      scan_inner_dir(inner_dir, first.name + second.name, &scan);
+    }
+  }
+  return scan;
+}
+
+SizeInfo totals_of(const StoreScan& scan) {
+  SizeInfo totals;
+  for (const auto& entry : scan.committed) {
+    totals.bytes += entry.footprint.bytes;
+    totals.entries += 1;
+  }
+  return totals;
+}
+
+}  // namespace jitcache::store_detail

@@ -1,0 +1,373 @@
+// Whole-store operations: size, listing, eviction, sweeping, verify, clear.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "store/disk_store_impl.hpp"
+#include "store/file_ops.hpp"
+
+namespace jitcache {
+
+using store_detail::EntryCheck;
+using store_detail::EntryFootprint;
+using store_detail::ScannedEntry;
+using store_detail::SizeLedger;
+using store_detail::StoreScan;
+
+namespace {
+
+// Entries removed per size-lock hold: keeps writers from waiting behind a long eviction.
+constexpr std::size_t kEvictionBatch = 64;
+
+SizeInfo scan_totals(const store_detail::StoreLayout& layout) {
+  return store_detail::totals_of(store_detail::scan_store(layout));
+}
+
+nlohmann::json read_sidecar(const std::filesystem::path& path) {
+  fileops::File file;
+  std::string text;
+  if (fileops::File::open_read(path, &file) || file.read_all(&text, store_detail::kMaxSidecarBytes)) {
+    return nullptr;
+  }
+  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? nlohmann::json(nullptr) : parsed;
+}
+
+void touch_stamp(const std::filesystem::path& stamp) {
+  fileops::File file;
+  if (!fileops::File::open_or_create(stamp, &file)) (void)file.touch_now();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Public API: forwards to Impl and turns every exception into an empty answer.
+
+SizeInfo DiskStore::size() {
+  try {
+    return impl_->size();
+  } catch (...) {
+    return {};
+  }
+}
+
+SizeInfo DiskStore::rescan_size() {
+  try {
+    return impl_->rescan_size();
+  } catch (...) {
+    return {};
+  }
+}
+
+std::vector<EntryInfo> DiskStore::list() {
+  try {
+    return impl_->list();
+  } catch (...) {
+    return {};
+  }
+}
+
+EvictionReport DiskStore::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
+  try {
+    return impl_->evict(target_bytes, older_than_s);
+  } catch (...) {
+    return {};
+  }
+}
+
+std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad) {
+  try {
+    return impl_->verify(quarantine_bad);
+  } catch (const std::exception& e) {
+    return {{impl_->layout.root().string(), std::string("verify failed: ") + e.what()}};
+  } catch (...) {
+    return {{impl_->layout.root().string(), "verify failed: unknown error"}};
+  }
+}
+
+EvictionReport DiskStore::clear() {
+  try {
+    return impl_->clear();
+  } catch (...) {
+    return {};
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+SizeInfo DiskStore::Impl::size() {
+  std::optional<SizeLedger> ledger;
+  if (begin_ledger(store_detail::kLongLockWait, &ledger)) return scan_totals(layout);
+  return ledger->totals();
+}
+
+SizeInfo DiskStore::Impl::rescan_size() {
+  std::optional<SizeLedger> ledger;
+  if (begin_ledger(store_detail::kLongLockWait, &ledger)) return scan_totals(layout);
+  if (!ledger->rescanned()) (void)ledger->rescan();
+  return ledger->totals();
+}
+
+std::vector<EntryInfo> DiskStore::Impl::list() {
+  const StoreScan scan = store_detail::scan_store(layout);
+  std::vector<EntryInfo> entries;
+  entries.reserve(scan.committed.size());
+  for (const auto& found : scan.committed) {
+    EntryInfo info;
+    info.key = found.key;
+    info.bytes = found.footprint.bytes;
+    info.last_access_ns = found.footprint.sidecar.mtime_ns;
+    info.sidecar = read_sidecar(found.paths.sidecar);
+    entries.push_back(std::move(info));
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
+  return entries;
+}
+
+std::uint64_t DiskStore::Impl::eviction_target() const {
+  double fraction = limits.low_water;
+  if (!(fraction >= 0.0 && fraction <= 1.0)) fraction = 0.8;  // also catches NaN
+  return static_cast<std::uint64_t>(std::floor(static_cast<double>(limits.max_size) * fraction));
+}
+
+bool DiskStore::Impl::maintenance_due() const {
+  fileops::FileInfo stamp;
+  if (fileops::stat_nofollow(layout.maintenance_stamp(), &stamp)) return false;
+  if (stamp.kind == fileops::FileKind::missing) return true;
+  return fileops::now_ns() - stamp.mtime_ns >= store_detail::kMaintenanceIntervalNs;
+}
+
+std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
+  const bool over_size = limits.max_size > 0 && totals.bytes > limits.max_size;
+  if (!over_size && !maintenance_due()) return 0;
+  fileops::FileLock evicting;
+  // Non-blocking: if another process is evicting, it does the work for everyone.
+  if (fileops::FileLock::acquire(layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return 0;
+  if (!over_size && !maintenance_due()) return 0;  // done by the holder we just followed
+  const std::uint64_t target =
+      over_size ? eviction_target() : std::numeric_limits<std::uint64_t>::max();
+  return evict_holding_lock(target, limits.max_age_s, nullptr).removed_entries;
+}
+
+EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
+  if (limits.read_only) return {};
+  fileops::FileLock evicting;
+  if (fileops::FileLock::acquire(layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return {};
+  return evict_holding_lock(target_bytes, older_than_s, nullptr);
+}
+
+EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
+                                                   std::uint64_t older_than_s,
+                                                   std::vector<VerifyProblem>* problems) {
+  EvictionReport report;
+  StoreScan scan = store_detail::scan_store(layout);
+  sweep_garbage(scan, problems);
+  touch_stamp(layout.maintenance_stamp());
+
+  // Least recently used first: the sidecar mtime is refreshed by every hit.
+  auto& candidates = scan.committed;
+  std::sort(candidates.begin(), candidates.end(), [](const ScannedEntry& a, const ScannedEntry& b) {
+    if (a.footprint.sidecar.mtime_ns != b.footprint.sidecar.mtime_ns) {
+      return a.footprint.sidecar.mtime_ns < b.footprint.sidecar.mtime_ns;
+    }
+    return a.key < b.key;
+  });
+  const std::int64_t age_limit_ns =
+      older_than_s > 0 ? static_cast<std::int64_t>(std::min<std::uint64_t>(older_than_s, 1ull << 32)) *
+                             store_detail::kSecondNs
+                       : 0;
+  const std::int64_t cutoff_ns =
+      older_than_s > 0 ? fileops::now_ns() - age_limit_ns : std::numeric_limits<std::int64_t>::min();
+
+  std::size_t next = 0;
+  bool done = false;
+  while (!done && next < candidates.size()) {
+    std::optional<SizeLedger> ledger;
+    if (begin_ledger(store_detail::kLongLockWait, &ledger)) break;
+    for (std::size_t in_batch = 0; in_batch < kEvictionBatch && next < candidates.size(); ++in_batch) {
+      const ScannedEntry& candidate = candidates[next];
+      const bool too_old = candidate.footprint.sidecar.mtime_ns < cutoff_ns;
+      if (!too_old && ledger->totals().bytes <= target_bytes) {
+        done = true;  // sorted by age: nothing after this one is too old either
+        break;
+      }
+      ++next;
+      // Skip an entry that was hit (touched) or replaced since the scan: it is no longer the
+      // least recently used one.
+      EntryFootprint now;
+      if (store_detail::measure_entry(candidate.paths, &now) || !now.committed ||
+          now.sidecar.identity != candidate.footprint.sidecar.identity ||
+          now.sidecar.mtime_ns != candidate.footprint.sidecar.mtime_ns) {
+        continue;
+      }
+      const EntryFootprint removed = remove_locked(*ledger, candidate.paths);
+      if (removed.committed) {
+        report.removed_entries += 1;
+        report.removed_bytes += removed.bytes;
+      }
+    }
+    (void)ledger->finish();
+  }
+  return report;
+}
+
+void DiskStore::Impl::sweep_garbage(const StoreScan& scan, std::vector<VerifyProblem>* problems) {
+  const std::int64_t now = fileops::now_ns();
+  const bool may_remove = !limits.read_only;
+  const char* removed_note = may_remove ? " (removed)" : " (read-only store: left in place)";
+  auto note = [&](const std::filesystem::path& path, const std::string& problem) {
+    if (problems != nullptr) problems->push_back({path.string(), problem + removed_note});
+  };
+
+  // Temp files of writers that died: a live writer renames its temp files within moments.
+  std::vector<fileops::DirEntry> names;
+  if (!fileops::list_dir(layout.tmp_dir(), &names)) {
+    for (const auto& name : names) {
+      const auto path = layout.tmp_dir() / name.name;
+      fileops::FileInfo info;
+      if (fileops::stat_nofollow(path, &info) || info.kind != fileops::FileKind::regular) continue;
+      if (now - info.mtime_ns < store_detail::kStaleAfterNs) continue;
+      if (may_remove) (void)fileops::remove_file(path);
+      note(path, "stale temp file");
+    }
+  }
+
+  // Binaries without a sidecar: a writer died between the two renames, or a remove was cut
+  // short. Checked again under the size lock, which every committing writer holds.
+  std::vector<const ScannedEntry*> old_orphans;
+  for (const auto& orphan : scan.orphan_binaries) {
+    if (now - orphan.footprint.binary.mtime_ns >= store_detail::kStaleAfterNs) {
+      old_orphans.push_back(&orphan);
+    }
+  }
+  if (!old_orphans.empty()) {
+    std::optional<SizeLedger> ledger;
+    if (may_remove && !begin_ledger(store_detail::kLongLockWait, &ledger)) {
+      for (const ScannedEntry* orphan : old_orphans) {
+        EntryFootprint now_there;
+        if (store_detail::measure_entry(orphan->paths, &now_there) || now_there.committed) continue;
+        (void)fileops::remove_file(orphan->paths.binary);
+        note(orphan->paths.binary, "orphan binary without sidecar");
+      }
+    } else if (!may_remove) {
+      for (const ScannedEntry* orphan : old_orphans) {
+        note(orphan->paths.binary, "orphan binary without sidecar");
+      }
+    }
+  }
+
+  // Quarantined entries are evidence for a while, not forever.
+  if (may_remove && !fileops::list_dir(layout.quarantine_dir(), &names)) {
+    for (const auto& name : names) {
+      const auto path = layout.quarantine_dir() / name.name;
+      fileops::FileInfo info;
+      if (fileops::stat_nofollow(path, &info) || info.kind != fileops::FileKind::regular) continue;
+      if (now - info.mtime_ns >= store_detail::kQuarantineKeepNs) (void)fileops::remove_file(path);
+    }
+  }
+}
+
+std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
+  std::vector<VerifyProblem> problems;
+  const StoreScan scan = store_detail::scan_store(layout);
+  for (const auto& error : scan.errors) {
+    problems.push_back({error.path.string(), "cannot read: " + error.message});
+  }
+  for (const auto& path : scan.unexpected) {
+    problems.push_back({path.string(), "unexpected file in the entry folders"});
+  }
+
+  std::vector<std::pair<const ScannedEntry*, std::string>> bad;
+  for (const auto& entry : scan.committed) {
+    const EntryCheck check = store_detail::check_entry(entry.paths);
+    if (check.state == EntryCheck::State::io_error) {
+      problems.push_back({entry.paths.sidecar.string(), check.reason});
+    } else if (check.state == EntryCheck::State::bad) {
+      bad.emplace_back(&entry, check.reason);
+    }
+  }
+  std::optional<SizeLedger> ledger;
+  if (!bad.empty() && quarantine_bad && !limits.read_only) {
+    (void)begin_ledger(store_detail::kLongLockWait, &ledger);
+  }
+  for (const auto& [entry, reason] : bad) {
+    if (!ledger) {
+      problems.push_back({entry->paths.sidecar.string(), reason});
+      continue;
+    }
+    // Looked at again under the lock: a writer may have replaced it since the first look.
+    const EntryCheck check = store_detail::check_entry(entry->paths);
+    if (check.state != EntryCheck::State::bad) continue;
+    quarantine_locked(*ledger, entry->key, check.reason, /*damaged=*/true);
+    problems.push_back({entry->paths.sidecar.string(), check.reason + " (quarantined)"});
+  }
+  ledger.reset();
+
+  if (!limits.read_only) {
+    fileops::FileLock evicting;  // the sweep is the evictor's job: do not race one
+    if (!fileops::FileLock::acquire(layout.evict_lock(), store_detail::kLongLockWait, &evicting)) {
+      sweep_garbage(scan, &problems);
+    }
+  } else {
+    sweep_garbage(scan, &problems);
+  }
+
+  // The size record must agree with the files; compared under the lock so no commit is halfway.
+  if (!begin_ledger(store_detail::kLongLockWait, &ledger) && !ledger->rescanned()) {
+    const SizeInfo recorded = ledger->totals();
+    const SizeInfo actual = scan_totals(layout);
+    if (recorded.bytes != actual.bytes || recorded.entries != actual.entries) {
+      problems.push_back(
+          {layout.size_record().string(),
+           "size record says " + std::to_string(recorded.bytes) + " bytes in " +
+               std::to_string(recorded.entries) + " entries, files hold " +
+               std::to_string(actual.bytes) + " bytes in " + std::to_string(actual.entries) +
+               (limits.read_only ? "" : " (rewritten)")});
+      (void)ledger->rescan();
+    }
+  }
+  return problems;
+}
+
+EvictionReport DiskStore::Impl::clear() {
+  EvictionReport report;
+  if (limits.read_only) return report;
+  fileops::FileLock evicting;
+  (void)fileops::FileLock::acquire(layout.evict_lock(), store_detail::kLongLockWait, &evicting);
+  std::optional<SizeLedger> ledger;
+  if (begin_ledger(store_detail::kLongLockWait, &ledger)) return report;
+
+  const StoreScan scan = store_detail::scan_store(layout);
+  for (const auto& entry : scan.committed) {
+    const EntryFootprint removed = remove_locked(*ledger, entry.paths);
+    if (removed.committed) {
+      report.removed_entries += 1;
+      report.removed_bytes += removed.bytes;
+    }
+  }
+  for (const auto& orphan : scan.orphan_binaries) (void)remove_locked(*ledger, orphan.paths);
+
+  std::vector<fileops::DirEntry> names;
+  if (!fileops::list_dir(layout.quarantine_dir(), &names)) {
+    for (const auto& name : names) (void)fileops::remove_file(layout.quarantine_dir() / name.name);
+  }
+  // Empty shard folders go too; saves create them under the size lock, which we hold.
+  std::vector<fileops::DirEntry> outer;
+  if (!fileops::list_dir(layout.root(), &outer)) {
+    for (const auto& first : outer) {
+      if (!store_detail::is_shard_name(first.name)) continue;
+      const auto outer_dir = layout.root() / first.name;
+      std::vector<fileops::DirEntry> inner;
+      if (fileops::list_dir(outer_dir, &inner)) continue;
+      for (const auto& second : inner) {
+        if (store_detail::is_shard_name(second.name)) (void)fileops::remove_empty_dir(outer_dir / second.name);
+      }
+      (void)fileops::remove_empty_dir(outer_dir);
+    }
+  }
+  (void)ledger->finish();
+  return report;
+}
+
+}  // namespace jitcache

@@ -1,0 +1,154 @@
+#include "test_support.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace jitcache::testing {
+namespace {
+
+std::vector<std::string> child_environment(const RunOptions& options) {
+  std::map<std::string, std::string> vars;
+  for (char** entry = environ; *entry; ++entry) {
+    std::string text = *entry;
+    std::size_t equals = text.find('=');
+    if (equals != std::string::npos) vars[text.substr(0, equals)] = text.substr(equals + 1);
+  }
+  for (const std::string& name : options.unset) vars.erase(name);
+  for (const auto& [name, value] : options.env) vars[name] = value;
+  std::vector<std::string> result;
+  for (const auto& [name, value] : vars) result.push_back(name + "=" + value);
+  return result;
+}
+
+std::vector<char*> c_strings(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// Reads both pipes until the child closes them or the deadline passes.
+bool drain(int out_fd, int err_fd, RunResult& result, std::chrono::steady_clock::time_point deadline) {
+  pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+  std::string* sinks[2] = {&result.out, &result.err};
+  int open_count = 2;
+  char buffer[65536];
+  while (open_count > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    if (::poll(fds, 2, static_cast<int>(left.count())) < 0 && errno != EINTR) return false;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+      if (n > 0) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(n));
+      } else if (n == 0 || errno != EINTR) {
+        ::close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_count;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+RunResult run(const std::vector<std::string>& argv, const RunOptions& options) {
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = child_environment(options);
+  std::vector<char*> c_args = c_strings(args);
+  std::vector<char*> c_env = c_strings(env);
+  int out_pipe[2], err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork");
+  if (pid == 0) {
+    ::dup2(out_pipe[1], 1);
+    ::dup2(err_pipe[1], 2);
+    if (options.run_as_uid && (::setgid(*options.run_as_uid) != 0 || ::setuid(*options.run_as_uid) != 0)) _exit(126);
+    ::execve(c_args[0], c_args.data(), c_env.data());
+    _exit(127);
+  }
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+  RunResult result;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(options.timeout_s);
+  if (!drain(out_pipe[0], err_pipe[0], result, deadline)) {
+    ::kill(pid, SIGKILL);
+    result.err += "\n[test harness: killed after " + std::to_string(options.timeout_s) + " s]";
+  }
+  for (int fd : {out_pipe[0], err_pipe[0]}) ::close(fd);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+TempDir::TempDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "jitcache-test-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+  path_ = pattern;
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::permissions(path_, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+  std::filesystem::remove_all(path_, ec);
+}
+
+std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir) {
+  std::vector<nlohmann::json> traces;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    traces.push_back(nlohmann::json::parse(in));
+  }
+  return traces;
+}
+
+std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& traces) {
+  std::map<std::string, int> counts;
+  for (const nlohmann::json& trace : traces) ++counts[trace.value("verdict", "?")];
+  return counts;
+}
+
+std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root) {
+  std::vector<std::filesystem::path> binaries;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(cache_root, ec);
+       it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() == ".bin" && it->path().parent_path().parent_path().parent_path() == cache_root) {
+      binaries.push_back(it->path());
+    }
+  }
+  return binaries;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write_text(const std::filesystem::path& file, const std::string& text) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+}  // namespace jitcache::testing

@@ -1,0 +1,50 @@
+// What the integration tests share: running a real app with a chosen environment, temp dirs,
+// and reading the traces and store a run left behind.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace jitcache::testing {
+
+struct RunResult {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+  std::string err;
+};
+
+struct RunOptions {
+  std::map<std::string, std::string> env;  // added to (or replacing) the test's environment
+  std::vector<std::string> unset;          // removed from it
+  std::optional<unsigned> run_as_uid;      // drop privileges in the child (tests run as root in CI)
+  int timeout_s = 300;
+};
+
+RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
+
+// A fresh directory under the system temp dir, removed with its contents at the end of scope.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
+std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& traces);
+std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root);  // every <key>.bin
+std::string read_text(const std::filesystem::path& file);
+void write_text(const std::filesystem::path& file, const std::string& text);
+
+}  // namespace jitcache::testing
