@@ -29,10 +29,8 @@ bool root_is_acceptable(const std::filesystem::path& root, bool read_only, std::
     return false;
   }
   if (info.kind == fileops::FileKind::missing) {
-    if (read_only) {
-      *error = "cache directory " + root.string() + " does not exist (read-only mode creates nothing)";
-      return false;
-    }
+    // Read-only creates nothing: a store that does not exist yet is an empty one (all misses).
+    if (read_only) return true;
     if (auto failure = fileops::make_private_dirs(root)) {
       *error = "cannot create cache directory " + root.string() + ": " + failure.message();
       return false;
@@ -222,7 +220,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key) {
       break;
   }
   // The LRU clock: a hit makes the sidecar young. Read-only stores leave the disk untouched.
-  //MUT
+  if (!limits.read_only) (void)check.sidecar_file.touch_now();
   LoadResult result;
   result.status = LoadStatus::hit;
   result.binary = std::move(check.binary);

@@ -656,12 +656,14 @@ TEST_F(DiskStoreTest, ReadOnlyStoreServesHitsAndChangesNothing) {
   EXPECT_EQ(read_text(root_ / "size"), record_before);
 }
 
-TEST_F(DiskStoreTest, ReadOnlyOpenDoesNotCreateTheRoot) {
+TEST_F(DiskStoreTest, ReadOnlyOpenOfAMissingRootIsAnEmptyStoreThatCreatesNothing) {
   StoreLimits limits;
   limits.read_only = true;
   std::string error;
-  EXPECT_EQ(DiskStore::open(root_, limits, &error), nullptr);
-  EXPECT_FALSE(error.empty());
+  auto store = DiskStore::open(root_, limits, &error);
+  ASSERT_NE(store, nullptr) << error;
+  EXPECT_EQ(store->load(key_of(1)).status, LoadStatus::miss);
+  EXPECT_EQ(store->save(key_of(1), binary_of(1, 100), sidecar_of(1)).status, SaveStatus::skipped);
   EXPECT_FALSE(fs::exists(root_));
 }
 
