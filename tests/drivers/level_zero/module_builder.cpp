@@ -7,7 +7,7 @@
 #include "driver_settings.hpp"
 #include "native_binary.hpp"
 #include "specialization.hpp"
-#include "spirv_reader.hpp"
+#include "hashing/spirv_module.hpp"
 
 namespace jitcache::test_ze {
 namespace {
@@ -52,6 +52,11 @@ BuildOutcome compile_spirv(std::span<const std::uint8_t> spirv, const char* buil
                            const ze_module_constants_t* constants) {
   SpirvReadResult read = read_spirv_module(spirv);
   if (!read.info) return failure(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "error: " + read.error);
+  if (read.info->version_major != kMaxSpirvMajor || read.info->version_minor > kMaxSpirvMinor) {
+    return failure(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "error: unsupported SPIR-V version " + std::to_string(read.info->version_major) + "." +
+                       std::to_string(read.info->version_minor));
+  }
   SpecializationResult specialized = specialize(read.info->spec_constants, constants);
   if (specialized.result != ZE_RESULT_SUCCESS) return failure(specialized.result, specialized.error);
 
