@@ -240,6 +240,20 @@ TEST_F(LevelZeroCache, UnknownExtensionPassesThroughUncachedWithItsReason) {
   EXPECT_TRUE(entry_binaries(cache).empty());
 }
 
+// A module the driver cannot build: the app gets exactly the driver's error, nothing is stored.
+TEST_F(LevelZeroCache, UnreadableSpirvGetsTheDriversErrorAndStoresNothing) {
+  fs::path garbage = tmp / "garbage.spv";
+  write_text(garbage, std::string(64, 'x'));
+  RunResult plain = run_plain({"--spirv", garbage.string(), "--build-log"});
+  EXPECT_EQ(plain.exit_code, 1);
+  CachedRun cached = run_cached({"--spirv", garbage.string(), "--build-log"});
+  EXPECT_EQ(cached.result.exit_code, plain.exit_code);
+  EXPECT_EQ(cached.result.out, plain.out);  // the same build log
+  EXPECT_NE(cached.result.err.find("zeModuleCreate failed"), std::string::npos) << cached.result.err;
+  EXPECT_EQ(cached.verdicts["uncacheable"], 1);  // its spec constants cannot be sized
+  EXPECT_TRUE(entry_binaries(cache).empty());
+}
+
 TEST_F(LevelZeroCache, DisabledCacheCompilesEveryTime) {
   for (int i = 0; i < 2; ++i) {
     CachedRun run = run_cached({}, {{"JITCACHE_DISABLE", "1"}});
