@@ -133,7 +133,9 @@ void describe_module(ze_module_handle_t module) {
     check(zeKernelGetName(kernel, &size, nullptr), "zeKernelGetName");
     std::string name(size, '\0');
     check(zeKernelGetName(kernel, &size, name.data()), "zeKernelGetName");
-    if (std::strcmp(name.c_str(), expected) != 0) fail("kernel name check for " + std::string(expected), ZE_RESULT_ERROR_UNKNOWN);
+    if (std::strcmp(name.c_str(), expected) != 0) {
+      fail("kernel name check for " + std::string(expected), ZE_RESULT_ERROR_UNKNOWN);
+    }
     check(zeKernelDestroy(kernel), "zeKernelDestroy");
   }
   std::printf("kernels created by name: %zu\n", std::size(kKernelNames));

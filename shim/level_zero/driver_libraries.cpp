@@ -18,7 +18,8 @@ std::vector<std::string> loaded_object_paths() {
   std::vector<std::string> paths;
   ::dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void* out) {
-        if (info->dlpi_name && *info->dlpi_name) static_cast<std::vector<std::string>*>(out)->push_back(info->dlpi_name);
+        auto* paths = static_cast<std::vector<std::string>*>(out);
+        if (info->dlpi_name && *info->dlpi_name) paths->push_back(info->dlpi_name);
         return 0;
       },
       &paths);
