@@ -186,13 +186,13 @@ TEST_F(LevelZeroCache, OneChangedByteOfSpirvMisses) {
 }
 
 TEST_F(LevelZeroCache, DamagedNativeBinaryIsRejectedByTheDriverAndRebuilt) {
-  RunResult plain = run_plain();
-  expect_success(run_cached().result);
+  RunResult plain = run_plain({"--build-log"});  // the app gets the log of the rebuild
+  expect_success(run_cached({"--build-log"}).result);
   rewrite_entries([](std::string binary) {
     binary[9] ^= 0x01;  // inside the driver's header (format version), past its magic
     return binary;
   });
-  CachedRun stale = run_cached();
+  CachedRun stale = run_cached({"--build-log"});
   expect_success(stale.result);
   EXPECT_EQ(stale.result.out, plain.out);
   EXPECT_EQ(stale.compiles, 1);
