@@ -3,7 +3,6 @@
 #include <cstring>
 
 #include "driver_settings.hpp"
-#include "spirv_reader.hpp"
 
 namespace jitcache::test_ze {
 namespace {

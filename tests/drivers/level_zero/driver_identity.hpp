@@ -11,6 +11,9 @@ namespace jitcache::test_ze {
 inline constexpr std::uint32_t kVendorId = 0x8086;
 inline constexpr std::uint32_t kDeviceId = 0x7e57;  // "test"
 inline constexpr const char* kDeviceName = "jitcache test device";
+// The highest SPIR-V version this "compiler" accepts (the one zeDeviceGetModuleProperties reports).
+inline constexpr std::uint32_t kMaxSpirvMajor = 1;
+inline constexpr std::uint32_t kMaxSpirvMinor = 4;
 
 // What a native binary must match to load: the driver that built it, for the device it targets.
 struct TargetIdentity {

@@ -2,12 +2,12 @@
 
 #include "compile_cost.hpp"
 #include "compile_log.hpp"
-#include "driver_digest.hpp"
 #include "driver_identity.hpp"
 #include "driver_settings.hpp"
 #include "native_binary.hpp"
+#include "hashing/digest.hpp"
+#include "hashing/spirv_module.hpp"
 #include "specialization.hpp"
-#include "spirv_reader.hpp"
 
 namespace jitcache::test_ze {
 namespace {
@@ -15,13 +15,13 @@ namespace {
 BuildOutcome failure(ze_result_t result, std::string log) { return {result, std::move(log), {}, {}}; }
 
 // Names the build: the same SPIR-V, flags and effective constants always give the same digest.
-Digest build_digest(std::span<const std::uint8_t> spirv, std::string_view flags,
-                    const std::vector<SpecializedConstant>& constants) {
-  DigestBuilder digest;
-  digest.add(std::string_view("jitcache-test-ze-build-v1")).add(spirv).add(flags);
-  digest.add(static_cast<std::uint64_t>(constants.size()));
+Digest128 build_digest(std::span<const std::uint8_t> spirv, std::string_view flags,
+                       const std::vector<SpecializedConstant>& constants) {
+  CanonicalHasher digest;
+  digest.field(std::string_view("jitcache-test-ze-build-v1")).field(as_text(spirv)).field(flags);
+  digest.field(static_cast<std::uint64_t>(constants.size()));
   for (const SpecializedConstant& constant : constants) {
-    digest.add(std::uint64_t{constant.spec_id}).add(std::uint64_t{constant.size_bytes}).add(constant.value_bits);
+    digest.field(std::uint64_t{constant.spec_id}).field(std::uint64_t{constant.size_bytes}).field(constant.value_bits);
   }
   return digest.finish();
 }
@@ -35,7 +35,7 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 // The stand-in ISA: the SPIR-V scrambled by a keystream drawn from the build digest, so the code
 // is as large as the input and differs whenever the digest does.
-std::vector<std::uint8_t> generate_code(std::span<const std::uint8_t> spirv, const Digest& digest) {
+std::vector<std::uint8_t> generate_code(std::span<const std::uint8_t> spirv, const Digest128& digest) {
   std::vector<std::uint8_t> code(spirv.begin(), spirv.end());
   std::uint64_t state = digest.high ^ digest.low;
   std::uint64_t key = 0;
@@ -52,11 +52,16 @@ BuildOutcome compile_spirv(std::span<const std::uint8_t> spirv, const char* buil
                            const ze_module_constants_t* constants) {
   SpirvReadResult read = read_spirv_module(spirv);
   if (!read.info) return failure(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE, "error: " + read.error);
+  if (read.info->version_major != kMaxSpirvMajor || read.info->version_minor > kMaxSpirvMinor) {
+    return failure(ZE_RESULT_ERROR_MODULE_BUILD_FAILURE,
+                   "error: unsupported SPIR-V version " + std::to_string(read.info->version_major) + "." +
+                       std::to_string(read.info->version_minor));
+  }
   SpecializationResult specialized = specialize(read.info->spec_constants, constants);
   if (specialized.result != ZE_RESULT_SUCCESS) return failure(specialized.result, specialized.error);
 
   const std::string_view flags = build_flags != nullptr ? build_flags : "";
-  const Digest digest = build_digest(spirv, flags, specialized.constants);
+  const Digest128 digest = build_digest(spirv, flags, specialized.constants);
   burn_compile_time(spirv, compile_cost_scale());
 
   const TargetIdentity target = current_target();

@@ -32,7 +32,7 @@ std::vector<std::uint8_t> encode_native_binary(const NativeImage& image) {
     out.text(name);
   }
   out.bytes(image.code);
-  const Digest checksum = digest_of(out.buffer());
+  const Digest128 checksum = xxh3_128(as_text(out.buffer()));
   out.u64(checksum.high);
   out.u64(checksum.low);
   return std::move(out.buffer());
@@ -45,8 +45,8 @@ NativeDecodeResult decode_native_binary(std::span<const std::uint8_t> blob) {
   }
   const auto body = blob.first(blob.size() - kChecksumBytes);
   ByteReader trailer(blob.last(kChecksumBytes));
-  const Digest stored{*trailer.u64(), *trailer.u64()};
-  if (digest_of(body) != stored) return fail("native binary is damaged (checksum mismatch)");
+  const Digest128 stored{*trailer.u64(), *trailer.u64()};
+  if (xxh3_128(as_text(body)) != stored) return fail("native binary is damaged (checksum mismatch)");
 
   ByteReader in(body.subspan(kMagic.size()));
   const auto format = in.u32();

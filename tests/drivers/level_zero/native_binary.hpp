@@ -11,19 +11,24 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "driver_digest.hpp"
+#include "hashing/digest.hpp"
 
 namespace jitcache::test_ze {
 
 struct NativeImage {
   std::uint32_t driver_version = 0;  // the driver that built it; another version refuses to load it
   std::uint32_t device_id = 0;
-  Digest build_digest;               // of SPIR-V, build flags and specialization constants
+  Digest128 build_digest;               // of SPIR-V, build flags and specialization constants
   std::vector<std::string> kernel_names;
   std::vector<std::uint8_t> code;    // stands in for the device ISA
 };
+
+inline std::string_view as_text(std::span<const std::uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
 
 std::vector<std::uint8_t> encode_native_binary(const NativeImage& image);
 

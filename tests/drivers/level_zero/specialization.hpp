@@ -9,7 +9,7 @@
 
 #include <ze_api.h>
 
-#include "spirv_reader.hpp"
+#include "hashing/spirv_module.hpp"
 
 namespace jitcache::test_ze {
 

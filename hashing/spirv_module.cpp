@@ -1,11 +1,10 @@
-#include "spirv_reader.hpp"
+#include "hashing/spirv_module.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <map>
-#include <set>
 
-namespace jitcache::test_ze {
+namespace jitcache {
 namespace {
 
 constexpr std::uint32_t kMagic = 0x07230203;
@@ -65,12 +64,8 @@ std::string check_header(std::span<const std::uint32_t> words) {
     if (words[0] == __builtin_bswap32(kMagic)) return "big-endian SPIR-V is not supported";
     return "not a SPIR-V module: bad magic number";
   }
-  const std::uint32_t version = words[1];
-  const std::uint32_t major = (version >> 16) & 0xffu;
-  const std::uint32_t minor = (version >> 8) & 0xffu;
-  if ((version & 0xff0000ffu) != 0 || major != kMaxSpirvMajor || minor > kMaxSpirvMinor) {
-    return "unsupported SPIR-V version " + std::to_string(major) + "." + std::to_string(minor);
-  }
+  // Version word: 0 | major | minor | 0. Whether a version is supported is the driver's call.
+  if ((words[1] & 0xff0000ffu) != 0) return "SPIR-V header has a malformed version word";
   if (words[3] == 0) return "SPIR-V header declares an id bound of 0";
   if (words[4] != 0) return "SPIR-V header has a non-zero reserved schema word";
   return {};
@@ -116,7 +111,9 @@ std::string note_instruction(std::uint16_t opcode, std::span<const std::uint32_t
       if (too_short(2)) return "OpDecorate is too short" + at_word(offset);
       if (operands[1] != kDecorationSpecId) return {};
       if (too_short(3) || bad_id(operands[0])) return "malformed SpecId decoration" + at_word(offset);
-      facts.spec_ids[operands[0]] = operands[2];
+      if (!facts.spec_ids.emplace(operands[0], operands[2]).second) {
+        return "%" + std::to_string(operands[0]) + " has two SpecId decorations" + at_word(offset);
+      }
       return {};
     default:
       return {};
@@ -187,21 +184,32 @@ SpirvReadResult read_spirv_module(std::span<const std::uint8_t> bytes) {
   }
 
   SpirvModuleInfo info;
+  info.version_major = (words[1] >> 16) & 0xffu;
+  info.version_minor = (words[1] >> 8) & 0xffu;
   info.kernel_names = std::move(facts.kernel_names);
-  std::set<std::uint32_t> seen_spec_ids;
+  // Several constants may share a SpecId (llvm-spirv emits one per use); one value sets them all,
+  // so they must agree on its type. The first one (lowest result id) gives the default.
+  std::map<std::uint32_t, SpirvSpecConstant> by_spec_id;
   for (const auto& [result_id, spec_id] : facts.spec_ids) {
-    if (!seen_spec_ids.insert(spec_id).second) {
-      return {std::nullopt, "SpecId " + std::to_string(spec_id) + " is used more than once"};
-    }
     SpirvSpecConstant constant;
     if (std::string error = resolve_spec_constant(result_id, spec_id, facts, constant); !error.empty()) {
       return {std::nullopt, error};
     }
-    info.spec_constants.push_back(constant);
+    auto [existing, inserted] = by_spec_id.emplace(spec_id, constant);
+    const SpirvSpecConstant& first = existing->second;
+    if (!inserted && (first.size_bytes != constant.size_bytes || first.is_bool != constant.is_bool)) {
+      return {std::nullopt, "SpecId " + std::to_string(spec_id) + " is declared with two different types"};
+    }
   }
-  std::sort(info.spec_constants.begin(), info.spec_constants.end(),
-            [](const auto& a, const auto& b) { return a.spec_id < b.spec_id; });
+  for (const auto& [spec_id, constant] : by_spec_id) info.spec_constants.push_back(constant);
   return {std::move(info), {}};
 }
 
-}  // namespace jitcache::test_ze
+const SpirvSpecConstant* find_spec_constant(const SpirvModuleInfo& info, std::uint32_t spec_id) {
+  for (const SpirvSpecConstant& constant : info.spec_constants) {
+    if (constant.spec_id == spec_id) return &constant;
+  }
+  return nullptr;
+}
+
+}  // namespace jitcache

@@ -1,0 +1,15 @@
+// Which loaded libraries are Level Zero drivers. The loader hides its drivers behind its own
+// handles, so a driver's library cannot be read off a handle as OpenCL's dispatch table allows.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace jitcache::level_zero {
+
+// Paths of the loaded shared objects that define the DDI getter every driver exports
+// (zeGetModuleProcAddrTable), other than the loader itself. Loaded Level Zero layers define it
+// too and are included: keying on them costs a miss when a layer is switched, never a wrong binary.
+std::vector<std::string> loaded_driver_libraries();
+
+}  // namespace jitcache::level_zero

@@ -1,0 +1,154 @@
+// zeModuleCreate through the cache: a SPIR-V module is keyed per device; on a hit the module is
+// created from the cached native binary (ZE_MODULE_FORMAT_NATIVE), otherwise the real create runs
+// and zeModuleGetNativeBinary's result is stored. Any other format passes through untouched.
+#include <cstdio>
+#include <optional>
+
+#include "core/clock.hpp"
+#include "core/engine.hpp"
+#include "core/log.hpp"
+#include "shim/level_zero/hooks.hpp"
+#include "shim/level_zero/module_inputs.hpp"
+#include "shim/level_zero/next_functions.hpp"
+#include "shim/level_zero/target_identity.hpp"
+
+namespace jitcache::level_zero {
+namespace {
+
+struct CreateCall {
+  ze_context_handle_t context;
+  ze_device_handle_t device;
+  const ze_module_desc_t* desc;
+  ze_module_handle_t* module;
+  ze_module_build_log_handle_t* build_log;
+};
+
+ze_result_t create_for_real(const CreateCall& call) {
+  if (!next().zeModuleCreate) return ZE_RESULT_ERROR_UNINITIALIZED;
+  return next().zeModuleCreate(call.context, call.device, call.desc, call.module, call.build_log);
+}
+
+std::string result_text(const char* call, ze_result_t result) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%s returned 0x%x", call, static_cast<unsigned>(result));
+  return text;
+}
+
+std::string native_binary(ze_module_handle_t module) {
+  std::size_t size = 0;
+  if (next().zeModuleGetNativeBinary(module, &size, nullptr) != ZE_RESULT_SUCCESS || size == 0) return {};
+  std::string binary(size, '\0');
+  if (next().zeModuleGetNativeBinary(module, &size, reinterpret_cast<std::uint8_t*>(binary.data())) !=
+      ZE_RESULT_SUCCESS) {
+    return {};
+  }
+  binary.resize(size);
+  return binary;
+}
+
+std::vector<std::string> kernel_names(ze_module_handle_t module) {
+  std::uint32_t count = 0;
+  if (next().zeModuleGetKernelNames(module, &count, nullptr) != ZE_RESULT_SUCCESS) return {};
+  std::vector<const char*> names(count);
+  if (next().zeModuleGetKernelNames(module, &count, names.data()) != ZE_RESULT_SUCCESS) return {};
+  return {names.begin(), names.begin() + count};
+}
+
+std::string build_log_text(ze_module_build_log_handle_t log) {
+  std::size_t size = 0;
+  if (!log || next().zeModuleBuildLogGetString(log, &size, nullptr) != ZE_RESULT_SUCCESS || size == 0) return {};
+  std::string text(size, '\0');
+  if (next().zeModuleBuildLogGetString(log, &size, text.data()) != ZE_RESULT_SUCCESS) return {};
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  return text;
+}
+
+// Creates the app's module from the cached binary. False: the driver refused it (entry dropped).
+bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
+  ze_module_desc_t native = {ZE_STRUCTURE_TYPE_MODULE_DESC,
+                             nullptr,
+                             ZE_MODULE_FORMAT_NATIVE,
+                             lookup.binary.size(),
+                             reinterpret_cast<const std::uint8_t*>(lookup.binary.data()),
+                             call.desc->pBuildFlags,
+                             nullptr};
+  Stopwatch watch;
+  ze_result_t result = next().zeModuleCreate(call.context, call.device, &native, call.module, call.build_log);
+  const std::uint64_t load_us = watch.elapsed_us();
+  if (result != ZE_RESULT_SUCCESS) {
+    // The app gets the log of the build that serves it, not of this refusal.
+    if (call.build_log && *call.build_log) next().zeModuleBuildLogDestroy(*call.build_log);
+    if (call.build_log) *call.build_log = nullptr;
+    *call.module = nullptr;
+  }
+  try {
+    if (result == ZE_RESULT_SUCCESS) engine.loaded(lookup, load_us);
+    else engine.rejected(lookup, result_text("zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)", result));
+  } catch (const std::exception& e) {
+    log_warning(std::string("cache bookkeeping failed: ") + e.what());
+  }
+  return result == ZE_RESULT_SUCCESS;
+}
+
+// The real create; on success the driver's native binary is stored.
+ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& call) {
+  // A log of our own when the app asks for none, so the sidecar can keep the build's warnings.
+  ze_module_build_log_handle_t own_log = nullptr;
+  CreateCall real = call;
+  if (!real.build_log) real.build_log = &own_log;
+  Stopwatch watch;
+  ze_result_t result = create_for_real(real);
+  std::uint64_t build_us = watch.elapsed_us();
+  try {
+    std::string log = build_log_text(*real.build_log);
+    if (result != ZE_RESULT_SUCCESS) {
+      engine.failed(lookup, result_text("zeModuleCreate", result));
+    } else if (std::string binary = native_binary(*call.module); binary.empty()) {
+      engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
+    } else {
+      engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us});
+    }
+  } catch (const std::exception& e) {
+    log_warning(std::string("module left uncached: ") + e.what());
+  }
+  if (own_log) next().zeModuleBuildLogDestroy(own_log);
+  return result;
+}
+
+bool cacheable_call(const CreateCall& call) {
+  const ze_module_desc_t* desc = call.desc;
+  return call.context && call.device && call.module && desc && desc->format == ZE_MODULE_FORMAT_IL_SPIRV &&
+         desc->pInputModule && desc->inputSize > 0 && next().zeModuleCreate;
+}
+
+// Keys the call and looks it up; nothing when the call goes straight to the driver.
+std::optional<Lookup> look_up(Engine& engine, const CreateCall& call) {
+  ModuleInputs inputs = module_inputs(*call.desc);
+  const ZeTarget& target = target_of(call.device);
+  if (inputs.uncacheable.empty()) inputs.uncacheable = target.unusable;
+  if (!inputs.uncacheable.empty()) {
+    engine.uncacheable(inputs.program, target.name, inputs.uncacheable);
+    return std::nullopt;
+  }
+  return engine.lookup(engine.prepare(std::move(inputs.program), {}), target.identity, target.name);
+}
+
+}  // namespace
+
+ze_result_t module_create(ze_context_handle_t context, ze_device_handle_t device, const ze_module_desc_t* desc,
+                          ze_module_handle_t* module, ze_module_build_log_handle_t* build_log) {
+  const CreateCall call{context, device, desc, module, build_log};
+  Engine* engine = Engine::instance();
+  if (!engine || !cacheable_call(call)) return create_for_real(call);
+  std::optional<Lookup> lookup;
+  try {
+    lookup = look_up(*engine, call);
+  } catch (const std::exception& e) {
+    log_warning(std::string("module left uncached: ") + e.what());
+  }
+  if (!lookup) return create_for_real(call);
+  if (lookup->hit() && serve_from_cache(*engine, *lookup, call)) return ZE_RESULT_SUCCESS;
+  return build_and_store(*engine, *lookup, call);
+}
+
+}  // namespace jitcache::level_zero

@@ -1,0 +1,31 @@
+// The Level Zero functions the hook forwards to, found behind libjitcache.so in the real loader
+// with dlsym(RTLD_NEXT). libjitcache.so never links the loader, and the hook never calls ze* by name.
+#pragma once
+
+#include <ze_api.h>
+
+namespace jitcache::level_zero {
+
+#define JITCACHE_LEVEL_ZERO_FUNCTIONS(X) \
+  X(zeDriverGet)                         \
+  X(zeDriverGetProperties)               \
+  X(zeDeviceGet)                         \
+  X(zeDeviceGetSubDevices)               \
+  X(zeDeviceGetProperties)               \
+  X(zeDeviceGetModuleProperties)         \
+  X(zeModuleCreate)                      \
+  X(zeModuleGetNativeBinary)             \
+  X(zeModuleGetKernelNames)              \
+  X(zeModuleBuildLogGetString)           \
+  X(zeModuleBuildLogDestroy)
+
+struct NextFunctions {
+#define JITCACHE_DECLARE_POINTER(name) decltype(&::name) name = nullptr;
+  JITCACHE_LEVEL_ZERO_FUNCTIONS(JITCACHE_DECLARE_POINTER)
+#undef JITCACHE_DECLARE_POINTER
+};
+
+// Resolved once, on first use. A pointer is null when no loader is loaded behind us.
+const NextFunctions& next();
+
+}  // namespace jitcache::level_zero
