@@ -3,6 +3,8 @@
 // load jitcache both as a layer and with LD_PRELOAD. PoCL's own kernel cache is off throughout.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -165,6 +167,55 @@ TEST_F(OpenClCoverage, CompileAndLinkServedFromCacheCompileNothing) {
   EXPECT_EQ(third.count("compiled", "hit"), 1);
   EXPECT_EQ(third.count("linked", "miss"), 1);
   EXPECT_NE(third.result.err.find("running a deferred clCompileProgram"), std::string::npos) << third.result.err;
+}
+
+// clCreateProgramWithIL + clSetProgramSpecializationConstant on the IL test driver (PoCL 3.1 has no
+// IL support), loaded by the real ocl-icd loader: a constant's value is part of the key. The first
+// pair of runs goes through the layer, the second through LD_PRELOAD: the key is the same either way.
+TEST_F(OpenClCoverage, IlWithSpecConstantsMissesOnValueChangeAndHitsOnSameValue) {
+  fs::path vendors = tmp / "vendors";
+  fs::create_directories(vendors);
+  write_text(vendors / "jitcache-test-il.icd", std::string(TEST_IL_ICD) + "\n");
+  fs::path compile_log = tmp / "compiles.log";
+  std::map<std::string, std::string> env = {{"OCL_ICD_VENDORS", vendors.string()},
+                                            {"JITCACHE_TEST_IL_COMPILE_LOG", compile_log.string()}};
+  auto compiles = [&] {
+    std::string log = fs::exists(compile_log) ? read_text(compile_log) : std::string();
+    return static_cast<int>(std::count(log.begin(), log.end(), '\n'));
+  };
+  std::vector<std::string> five = {IL_SPEC_APP, IL_FIXTURE, "7=5"};
+  std::vector<std::string> six = {IL_SPEC_APP, IL_FIXTURE, "7=6"};
+
+  RunResult plain = run_plain(five, env);
+  expect_success(plain);
+  EXPECT_NE(plain.out.find("fill_scaled: spec 7=5 9=100"), std::string::npos) << plain.out;
+  ASSERT_EQ(compiles(), 1);  // the driver counts its compiles
+
+  CachedRun first = run_cached(Via::layer, five, env);
+  expect_success(first.result);
+  EXPECT_EQ(first.result.out, plain.out);
+  EXPECT_EQ(first.count("il", "miss"), 1);
+  EXPECT_EQ(compiles(), 2);
+
+  CachedRun same = run_cached(Via::layer, five, env);
+  expect_success(same.result);
+  EXPECT_EQ(same.result.out, plain.out);
+  EXPECT_EQ(same.count("il", "hit"), 1);
+  EXPECT_EQ(compiles(), 2);  // served from the cache: no compile
+
+  CachedRun changed = run_cached(Via::preload, six, env);
+  expect_success(changed.result);
+  EXPECT_NE(changed.result.out.find("fill_scaled: spec 7=6 9=100"), std::string::npos) << changed.result.out;
+  EXPECT_EQ(changed.count("il", "miss"), 1);
+  EXPECT_EQ(compiles(), 3);
+  ASSERT_EQ(changed.traces.size(), 1u);
+  EXPECT_EQ(changed.traces[0]["components"]["spec_constants"]["value"][0]["value_hex"], "06000000");
+
+  CachedRun six_again = run_cached(Via::preload, six, env);
+  expect_success(six_again.result);
+  EXPECT_EQ(six_again.result.out, changed.result.out);
+  EXPECT_EQ(six_again.count("il", "hit"), 1);
+  EXPECT_EQ(compiles(), 3);
 }
 
 }  // namespace
