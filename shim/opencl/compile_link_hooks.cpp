@@ -163,7 +163,8 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
   bool succeeded = status == CL_SUCCESS && build_succeeded(program, devices);
   store_results(*engine, lookups, program, devices, succeeded, watch.elapsed_us());
   registry().set_compiled(program, succeeded ? digest : std::string(), nullptr);
-  if (pfn_notify && status == CL_SUCCESS) pfn_notify(program, user_data);
+  // The compile ran to completion (successfully or not): an app waiting on its callback gets it.
+  if (pfn_notify && (status == CL_SUCCESS || status == CL_COMPILE_PROGRAM_FAILURE)) pfn_notify(program, user_data);
   return status;
 }
 

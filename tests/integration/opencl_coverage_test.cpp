@@ -1,9 +1,12 @@
 // Every way an app builds OpenCL programs, on real PoCL through the real ocl-icd loader: apps that
 // dlopen the loader (ICD layer), pyopencl, clCompileProgram + clLinkProgram, and processes that
 // load jitcache both as a layer and with LD_PRELOAD. PoCL's own kernel cache is off throughout.
+#include <CL/cl_layer.h>
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "test_support.hpp"
 
@@ -58,6 +61,32 @@ class OpenClCoverage : public ::testing::Test {
     return run(argv, options);
   }
 };
+
+// The layer entry points as a loader calls them; bad tables are refused, never dereferenced.
+TEST(OpenClLayerEntryPoints, DescribeTheLayerAndRefuseBadTables) {
+  void* library = dlopen(JITCACHE_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  auto get_info = reinterpret_cast<pfn_clGetLayerInfo>(dlsym(library, "clGetLayerInfo"));
+  auto init = reinterpret_cast<pfn_clInitLayer>(dlsym(library, "clInitLayer"));
+  ASSERT_TRUE(get_info && init);
+  cl_layer_api_version version = 0;
+  EXPECT_EQ(get_info(CL_LAYER_API_VERSION, sizeof version, &version, nullptr), CL_SUCCESS);
+  EXPECT_EQ(version, static_cast<cl_layer_api_version>(CL_LAYER_API_VERSION_100));
+  char name[128] = {};
+  EXPECT_EQ(get_info(CL_LAYER_NAME, sizeof name, name, nullptr), CL_SUCCESS);
+  EXPECT_NE(std::strstr(name, "jitcache"), nullptr);
+  EXPECT_EQ(get_info(CL_LAYER_NAME, 2, name, nullptr), CL_INVALID_VALUE);
+  EXPECT_EQ(get_info(0x1234, sizeof name, name, nullptr), CL_INVALID_VALUE);
+
+  cl_uint entries = 0;
+  const cl_icd_dispatch* layer = nullptr;
+  EXPECT_EQ(init(0, nullptr, &entries, &layer), CL_INVALID_VALUE);
+  cl_icd_dispatch empty;
+  std::memset(&empty, 0, sizeof empty);
+  EXPECT_EQ(init(sizeof empty / sizeof(void*), &empty, &entries, &layer), CL_INVALID_VALUE);
+  EXPECT_EQ(init(3, &empty, &entries, &layer), CL_INVALID_VALUE);  // a table too short to hold the hooks' targets
+  EXPECT_EQ(layer, nullptr);
+}
 
 void expect_success(const RunResult& result) {
   EXPECT_EQ(result.exit_code, 0) << result.err;
