@@ -176,8 +176,9 @@ TEST_F(OpenClCoverage, CompileAndLinkServedFromCacheCompileNothing) {
   EXPECT_EQ(first.count("linked", "miss"), 1);
   EXPECT_EQ(first.traces.size(), 3u);
 
-  // Second run: both compiles are deferred and never run, the linked binary comes from the cache.
-  CachedRun second = run_cached(Via::preload, app, verbose);
+  // Second run, through the layer this time (same keys): both compiles are deferred and never run,
+  // the linked binary comes from the cache.
+  CachedRun second = run_cached(Via::layer, app, verbose);
   expect_success(second.result);
   EXPECT_EQ(second.result.out, plain.out);
   EXPECT_EQ(second.count("compiled", "hit"), 2);
