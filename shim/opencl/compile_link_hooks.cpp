@@ -88,6 +88,7 @@ std::string compiled_inputs(const TrackedProgram& tracked, const char* options, 
   inputs.input = tracked.input;
   inputs.options = options ? options : "";
   for (cl_uint i = 0; i < num_input_headers; ++i) {
+    if (!header_include_names[i]) return "an input header has no include name";  // the driver says so
     std::optional<TrackedProgram> header = registry().find(input_headers[i]);
     if (!header || header->kind != ProgramKind::source) return "an input header was not created from source";
     inputs.headers.push_back({header_include_names[i], kInputHeaderPath, true, xxh3_128(header->input)});
