@@ -8,74 +8,15 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/log.hpp"
+#include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
+#include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/program_registry.hpp"
 #include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
 namespace {
-
-template <typename T>
-std::vector<T> program_array(cl_program program, cl_program_info param) {
-  size_t size = 0;
-  if (next().clGetProgramInfo(program, param, 0, nullptr, &size) != CL_SUCCESS) return {};
-  std::vector<T> values(size / sizeof(T));
-  if (next().clGetProgramInfo(program, param, size, values.data(), nullptr) != CL_SUCCESS) return {};
-  return values;
-}
-
-std::string program_string(cl_program program, cl_program_info param) {
-  std::vector<char> text = program_array<char>(program, param);
-  return std::string(text.data(), text.empty() ? 0 : std::char_traits<char>::length(text.data()));
-}
-
-std::string build_log(cl_program program, cl_device_id device) {
-  size_t size = 0;
-  if (next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS) return {};
-  std::string log(size, '\0');
-  if (next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS) {
-    return {};
-  }
-  while (!log.empty() && log.back() == '\0') log.pop_back();
-  return log;
-}
-
-std::vector<std::string> split_kernel_names(const std::string& names) {
-  std::vector<std::string> result;
-  size_t start = 0;
-  while (start <= names.size() && !names.empty()) {
-    size_t end = names.find(';', start);
-    if (end == std::string::npos) end = names.size();
-    if (end > start) result.push_back(names.substr(start, end - start));
-    start = end + 1;
-  }
-  return result;
-}
-
-// The binaries the driver holds for `program`, one per device of `devices` (empty if none).
-std::vector<std::string> read_binaries(cl_program program, const std::vector<cl_device_id>& devices) {
-  std::vector<cl_device_id> program_devices = program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
-  std::vector<size_t> sizes = program_array<size_t>(program, CL_PROGRAM_BINARY_SIZES);
-  std::vector<std::string> binaries(devices.size());
-  if (sizes.size() != program_devices.size()) return binaries;
-  std::vector<std::string> buffers(sizes.size());
-  std::vector<unsigned char*> pointers(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    buffers[i].resize(sizes[i]);
-    pointers[i] = reinterpret_cast<unsigned char*>(buffers[i].data());
-  }
-  if (next().clGetProgramInfo(program, CL_PROGRAM_BINARIES, pointers.size() * sizeof(unsigned char*),
-                              pointers.data(), nullptr) != CL_SUCCESS) {
-    return binaries;
-  }
-  for (size_t d = 0; d < devices.size(); ++d) {
-    for (size_t i = 0; i < program_devices.size(); ++i) {
-      if (program_devices[i] == devices[d]) binaries[d] = std::move(buffers[i]);
-    }
-  }
-  return binaries;
-}
 
 // One clBuildProgram call's cache work, shared with the notify trampoline of async builds.
 struct PendingBuild {
@@ -89,15 +30,6 @@ struct PendingBuild {
   std::atomic<bool> completed{false};
 };
 
-bool build_succeeded(cl_program program, const std::vector<cl_device_id>& devices) {
-  for (cl_device_id device : devices) {
-    cl_build_status status = CL_BUILD_NONE;
-    next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr);
-    if (status != CL_BUILD_SUCCESS) return false;
-  }
-  return true;
-}
-
 // After the real build: store each device's binary, or record the failure.
 void finish_real_build(PendingBuild& pending, bool succeeded) {
   std::uint64_t build_us = pending.watch.elapsed_us();
@@ -106,7 +38,7 @@ void finish_real_build(PendingBuild& pending, bool succeeded) {
     return;
   }
   std::vector<std::string> binaries = read_binaries(pending.program, pending.devices);
-  std::vector<std::string> kernel_names = split_kernel_names(program_string(pending.program, CL_PROGRAM_KERNEL_NAMES));
+  std::vector<std::string> kernel_names = kernel_names_of(pending.program);
   for (size_t d = 0; d < pending.lookups.size(); ++d) {
     Lookup& lookup = pending.lookups[d];
     if (binaries[d].empty()) {
@@ -179,11 +111,6 @@ bool serve_from_cache(PendingBuild& pending, cl_context context, const char* opt
   return true;
 }
 
-std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list) {
-  if (num_devices && device_list) return {device_list, device_list + num_devices};
-  return program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
-}
-
 ProgramInputs inputs_of(const TrackedProgram& tracked, const char* options) {
   ProgramInputs inputs;
   inputs.api = Api::opencl;
@@ -247,6 +174,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
 
 cl_int build_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,
                      BuildNotify pfn_notify, void* user_data) {
+  drop_deferred_compile(program);  // a build starts over from the source
   try {
     return cached_build(program, num_devices, device_list, options, pfn_notify, user_data);
   } catch (const std::exception& e) {

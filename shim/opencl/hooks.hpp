@@ -15,6 +15,12 @@ cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, 
                                            const void* spec_value);
 cl_int build_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
                      const char* options, BuildNotify pfn_notify, void* user_data);
+cl_int compile_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
+                       const char* options, cl_uint num_input_headers, const cl_program* input_headers,
+                       const char** header_include_names, BuildNotify pfn_notify, void* user_data);
+cl_program link_program(cl_context context, cl_uint num_devices, const cl_device_id* device_list,
+                        const char* options, cl_uint num_input_programs, const cl_program* input_programs,
+                        BuildNotify pfn_notify, void* user_data, cl_int* errcode_ret);
 
 cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* errcode_ret);
 cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_kernel* kernels,

@@ -2,31 +2,36 @@
 
 #include <dlfcn.h>
 
-#include <mutex>
+#include <atomic>
 
 namespace jitcache::opencl {
 namespace {
 
-NextFunctions g_next;
-std::once_flag g_resolved;
-
-void resolve_with_rtld_next() {
-#define JITCACHE_RESOLVE(name) \
-  if (!g_next.name) g_next.name = reinterpret_cast<decltype(&::name)>(::dlsym(RTLD_NEXT, #name));
+NextFunctions resolve_with_rtld_next() {
+  NextFunctions functions;
+#define JITCACHE_RESOLVE(name) functions.name = reinterpret_cast<decltype(&::name)>(::dlsym(RTLD_NEXT, #name));
   JITCACHE_OPENCL_FUNCTIONS(JITCACHE_RESOLVE)
 #undef JITCACHE_RESOLVE
+  return functions;
 }
+
+// Published once, read without a lock by every hook; never freed (hooks run during exit).
+std::atomic<const NextFunctions*> g_layer_target{nullptr};
 
 }  // namespace
 
-const NextFunctions& next() {
-  std::call_once(g_resolved, resolve_with_rtld_next);
-  return g_next;
+const NextFunctions& loader_functions() {
+  static const NextFunctions* functions = new NextFunctions(resolve_with_rtld_next());
+  return *functions;
 }
 
-void set_next_functions(const NextFunctions& functions) {
-  g_next = functions;
-  std::call_once(g_resolved, [] {});  // a layer's table wins over RTLD_NEXT
+const NextFunctions& next() {
+  if (const NextFunctions* target = g_layer_target.load(std::memory_order_acquire)) return *target;
+  return loader_functions();
+}
+
+void set_layer_target(const NextFunctions& functions) {
+  g_layer_target.store(new NextFunctions(functions), std::memory_order_release);
 }
 
 }  // namespace jitcache::opencl

@@ -1,5 +1,5 @@
 // The functions the hooks forward to: the real loader's (preload, found with dlsym(RTLD_NEXT))
-// or the next layer's dispatch table (ICD layer). Hooks never call OpenCL by name.
+// or the layer's target dispatch table (ICD layer). Hooks never call OpenCL by name.
 #pragma once
 
 #include "shim/opencl/opencl_api.hpp"
@@ -9,11 +9,14 @@ namespace jitcache::opencl {
 #define JITCACHE_OPENCL_FUNCTIONS(X)     \
   X(clGetPlatformInfo)                   \
   X(clGetDeviceInfo)                     \
+  X(clGetContextInfo)                    \
   X(clCreateProgramWithSource)           \
   X(clCreateProgramWithIL)               \
   X(clCreateProgramWithBinary)           \
   X(clSetProgramSpecializationConstant)  \
   X(clBuildProgram)                      \
+  X(clCompileProgram)                    \
+  X(clLinkProgram)                       \
   X(clGetProgramInfo)                    \
   X(clGetProgramBuildInfo)               \
   X(clRetainProgram)                     \
@@ -29,8 +32,15 @@ struct NextFunctions {
 #undef JITCACHE_DECLARE_POINTER
 };
 
-// The table in use. Filled on first use from dlsym(RTLD_NEXT) unless set_next_functions() ran.
+// What the hooks call: the layer's target table once a layer was initialised, else the loader's
+// exports behind this library (dlsym(RTLD_NEXT), resolved on first use).
 const NextFunctions& next();
-void set_next_functions(const NextFunctions& functions);
+
+// The loader's exports behind this library, whatever the layer does: what the preload exports
+// forward to when a layer owns the hooks.
+const NextFunctions& loader_functions();
+
+// Installs the layer's target table; from then on next() returns it.
+void set_layer_target(const NextFunctions& functions);
 
 }  // namespace jitcache::opencl

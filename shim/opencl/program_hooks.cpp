@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/log.hpp"
+#include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_registry.hpp"
@@ -36,7 +37,7 @@ cl_program create_program_with_source(cl_context context, cl_uint count, const c
   cl_program program = next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
   if (!program) return program;
   try {
-    registry().track(program, {ProgramKind::source, concatenate_sources(count, strings, lengths), context, {}, nullptr});
+    registry().track(program, {ProgramKind::source, concatenate_sources(count, strings, lengths), context, {}, nullptr, {}, nullptr});
   } catch (const std::exception& e) {
     log_warning(std::string("program left uncached: ") + e.what());
   }
@@ -51,7 +52,7 @@ cl_program create_program_with_il(cl_context context, const void* il, size_t len
   cl_program program = next().clCreateProgramWithIL(context, il, length, errcode_ret);
   if (!program) return program;
   try {
-    registry().track(program, {ProgramKind::il, std::string(static_cast<const char*>(il), length), context, {}, nullptr});
+    registry().track(program, {ProgramKind::il, std::string(static_cast<const char*>(il), length), context, {}, nullptr, {}, nullptr});
   } catch (const std::exception& e) {
     log_warning(std::string("program left uncached: ") + e.what());
   }
@@ -77,7 +78,9 @@ cl_int release_program(cl_program program) {
   bool last = registry().find(program).has_value() && reference_count(program) == 1;
   cl_int status = next().clReleaseProgram(program);
   if (status == CL_SUCCESS && last) {
-    if (auto tracked = registry().forget(program); tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
+    std::optional<TrackedProgram> tracked = registry().forget(program);
+    if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
+    if (tracked) release_deferred_compile(tracked->deferred);
   }
   return status;
 }

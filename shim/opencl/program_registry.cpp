@@ -1,6 +1,7 @@
 #include "shim/opencl/program_registry.hpp"
 
 #include <mutex>
+#include <utility>
 #include <unordered_map>
 
 namespace jitcache::opencl {
@@ -64,6 +65,23 @@ cl_program ProgramRegistry::program_of_shadow(cl_program shadow) const {
   std::lock_guard lock(state().mutex);
   auto it = state().program_by_shadow.find(shadow);
   return it == state().program_by_shadow.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<DeferredCompile> ProgramRegistry::set_compiled(cl_program program, std::string digest,
+                                                              std::shared_ptr<DeferredCompile> deferred) {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  if (it == state().programs.end()) return deferred;  // program gone: caller drops it
+  it->second.compiled_digest = std::move(digest);
+  std::swap(it->second.deferred, deferred);
+  return deferred;
+}
+
+std::shared_ptr<DeferredCompile> ProgramRegistry::take_deferred(cl_program program) {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  if (it == state().programs.end()) return nullptr;
+  return std::exchange(it->second.deferred, nullptr);
 }
 
 std::optional<TrackedProgram> ProgramRegistry::forget(cl_program program) {

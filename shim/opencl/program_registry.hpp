@@ -4,13 +4,24 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hashing/build_inputs.hpp"
 #include "shim/opencl/opencl_api.hpp"
 
 namespace jitcache::opencl {
+
+// A clCompileProgram not run yet because the cache holds its result (see compile_link_hooks.cpp);
+// the arguments to run it with if a link misses or the app asks for the compiled object.
+struct DeferredCompile {
+  std::vector<cl_device_id> devices;   // empty: every device of the program
+  std::string options;
+  std::vector<cl_program> headers;    // input_headers, retained until the compile runs or is dropped
+  std::vector<std::string> header_names;
+};
 
 struct TrackedProgram {
   ProgramKind kind = ProgramKind::source;
@@ -18,6 +29,8 @@ struct TrackedProgram {
   cl_context context = nullptr;
   std::map<cl_uint, std::string> spec_constants;
   cl_program shadow = nullptr;  // built from cached binaries; owns one reference
+  std::string compiled_digest;  // after a keyed clCompileProgram: its device-independent digest
+  std::shared_ptr<DeferredCompile> deferred;
 };
 
 class ProgramRegistry {
@@ -30,6 +43,13 @@ class ProgramRegistry {
   cl_program replace_shadow(cl_program program, cl_program shadow);
   cl_program shadow_of(cl_program program) const;
   cl_program program_of_shadow(cl_program shadow) const;  // nullptr when not a shadow
+
+  // After clCompileProgram: how the compiled object is keyed (empty: not keyable) and the
+  // compile still to run (nullptr: none). Returns the previous deferred compile to drop.
+  std::shared_ptr<DeferredCompile> set_compiled(cl_program program, std::string digest,
+                                                std::shared_ptr<DeferredCompile> deferred);
+  // Removes and returns the program's deferred compile (nullptr: none).
+  std::shared_ptr<DeferredCompile> take_deferred(cl_program program);
 
   // Forgets the program; returns what was tracked (its shadow still needs a release).
   std::optional<TrackedProgram> forget(cl_program program);

@@ -1,5 +1,6 @@
 // After a cache hit the app's program was never built; its shadow was. Calls that need the built
 // program go to the shadow, and the shadow never shows through to the app.
+#include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_registry.hpp"
@@ -38,6 +39,7 @@ void adopt_kernel(cl_kernel kernel, cl_program program) {
 }  // namespace
 
 cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* errcode_ret) {
+  run_deferred_compile(program);  // the driver's own answer (an object has no kernels) needs it
   cl_program shadow = registry().shadow_of(program);
   if (!shadow) return next().clCreateKernel(program, kernel_name, errcode_ret);
   cl_kernel kernel = next().clCreateKernel(shadow, kernel_name, errcode_ret);
@@ -47,6 +49,7 @@ cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* err
 
 cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
                                  cl_uint* num_kernels_ret) {
+  run_deferred_compile(program);
   cl_program shadow = registry().shadow_of(program);
   if (!shadow) return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
   cl_uint created = 0;
@@ -60,6 +63,7 @@ cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_ker
 
 cl_int get_program_info(cl_program program, cl_program_info param_name, size_t param_value_size, void* param_value,
                         size_t* param_value_size_ret) {
+  if (answered_by_built_program(param_name)) run_deferred_compile(program);
   cl_program shadow = answered_by_built_program(param_name) ? registry().shadow_of(program) : nullptr;
   return next().clGetProgramInfo(shadow ? shadow : program, param_name, param_value_size, param_value,
                                  param_value_size_ret);
@@ -67,6 +71,7 @@ cl_int get_program_info(cl_program program, cl_program_info param_name, size_t p
 
 cl_int get_program_build_info(cl_program program, cl_device_id device, cl_program_build_info param_name,
                               size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+  run_deferred_compile(program);
   cl_program shadow = registry().shadow_of(program);
   return next().clGetProgramBuildInfo(shadow ? shadow : program, device, param_name, param_value_size, param_value,
                                       param_value_size_ret);

@@ -1,0 +1,78 @@
+#include "shim/opencl/program_queries.hpp"
+
+namespace jitcache::opencl {
+namespace {
+
+std::vector<std::string> split_kernel_names(const std::string& names) {
+  std::vector<std::string> result;
+  size_t start = 0;
+  while (start <= names.size() && !names.empty()) {
+    size_t end = names.find(';', start);
+    if (end == std::string::npos) end = names.size();
+    if (end > start) result.push_back(names.substr(start, end - start));
+    start = end + 1;
+  }
+  return result;
+}
+
+}  // namespace
+
+std::string program_string(cl_program program, cl_program_info param) {
+  std::vector<char> text = program_array<char>(program, param);
+  return std::string(text.data(), text.empty() ? 0 : std::char_traits<char>::length(text.data()));
+}
+
+std::string build_log(cl_program program, cl_device_id device) {
+  size_t size = 0;
+  if (next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size) != CL_SUCCESS) return {};
+  std::string log(size, '\0');
+  if (next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr) != CL_SUCCESS) {
+    return {};
+  }
+  while (!log.empty() && log.back() == '\0') log.pop_back();
+  return log;
+}
+
+// The binaries the driver holds for `program`, one per device of `devices` (empty if none).
+std::vector<std::string> read_binaries(cl_program program, const std::vector<cl_device_id>& devices) {
+  std::vector<cl_device_id> program_devices = program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
+  std::vector<size_t> sizes = program_array<size_t>(program, CL_PROGRAM_BINARY_SIZES);
+  std::vector<std::string> binaries(devices.size());
+  if (sizes.size() != program_devices.size()) return binaries;
+  std::vector<std::string> buffers(sizes.size());
+  std::vector<unsigned char*> pointers(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    buffers[i].resize(sizes[i]);
+    pointers[i] = reinterpret_cast<unsigned char*>(buffers[i].data());
+  }
+  if (next().clGetProgramInfo(program, CL_PROGRAM_BINARIES, pointers.size() * sizeof(unsigned char*),
+                              pointers.data(), nullptr) != CL_SUCCESS) {
+    return binaries;
+  }
+  for (size_t d = 0; d < devices.size(); ++d) {
+    for (size_t i = 0; i < program_devices.size(); ++i) {
+      if (program_devices[i] == devices[d]) binaries[d] = std::move(buffers[i]);
+    }
+  }
+  return binaries;
+}
+
+bool build_succeeded(cl_program program, const std::vector<cl_device_id>& devices) {
+  for (cl_device_id device : devices) {
+    cl_build_status status = CL_BUILD_NONE;
+    next().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_STATUS, sizeof status, &status, nullptr);
+    if (status != CL_BUILD_SUCCESS) return false;
+  }
+  return true;
+}
+
+std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list) {
+  if (num_devices && device_list) return {device_list, device_list + num_devices};
+  return program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
+}
+
+std::vector<std::string> kernel_names_of(cl_program program) {
+  return split_kernel_names(program_string(program, CL_PROGRAM_KERNEL_NAMES));
+}
+
+}  // namespace jitcache::opencl

@@ -1,0 +1,31 @@
+// Reading a program's state back from the driver (never through the hooks).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "shim/opencl/next_functions.hpp"
+
+namespace jitcache::opencl {
+
+template <typename T>
+std::vector<T> program_array(cl_program program, cl_program_info param) {
+  size_t size = 0;
+  if (next().clGetProgramInfo(program, param, 0, nullptr, &size) != CL_SUCCESS) return {};
+  std::vector<T> values(size / sizeof(T));
+  if (next().clGetProgramInfo(program, param, size, values.data(), nullptr) != CL_SUCCESS) return {};
+  return values;
+}
+
+std::string program_string(cl_program program, cl_program_info param);
+std::string build_log(cl_program program, cl_device_id device);
+std::vector<std::string> kernel_names_of(cl_program program);
+bool build_succeeded(cl_program program, const std::vector<cl_device_id>& devices);
+
+// The binaries the driver holds for `program`, one per device of `devices` (empty if none).
+std::vector<std::string> read_binaries(cl_program program, const std::vector<cl_device_id>& devices);
+
+// The devices a build call targets: the list given, else every device of the program.
+std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list);
+
+}  // namespace jitcache::opencl
