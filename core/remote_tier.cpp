@@ -113,6 +113,13 @@ void RemoteTier::fetch(Lookup& lookup) {
     std::string token = new_lease_token();
     RemoteResult leased = read_only_ ? store_.lease_exists(key) : store_.acquire_lease(key, token);
     if (!read_only_ && leased.status == RemoteStatus::ok) {
+      // The previous holder may have published and released between our read and our lease.
+      RemoteResult again = store_.load(key);
+      if (again.status == RemoteStatus::ok) {
+        store_.release_lease(key, token);
+        loaded = std::move(again);
+        break;
+      }
       std::lock_guard guard(leases_mutex_);
       leases_[key.hex()] = token;
       lease = "acquired";

@@ -35,6 +35,16 @@ std::string_view RedisReply::text() const {
   return reply_->str ? std::string_view(reply_->str, reply_->len) : std::string_view();
 }
 
+std::vector<std::string> RedisReply::strings() const {
+  std::vector<std::string> values;
+  if (reply_->type != REDIS_REPLY_ARRAY) return values;
+  for (std::size_t i = 0; i < reply_->elements; ++i) {
+    const redisReply* element = reply_->element[i];
+    if (element->str) values.emplace_back(element->str, element->len);
+  }
+  return values;
+}
+
 std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint& endpoint,
                                                        std::chrono::milliseconds connect_timeout,
                                                        std::chrono::milliseconds command_timeout, RedisError* error) {

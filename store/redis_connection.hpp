@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/remote_url.hpp"
 
@@ -35,6 +36,7 @@ class RedisReply {
   bool is_string() const;  // bulk string or status ("OK")
   long long integer() const;
   std::string_view text() const;
+  std::vector<std::string> strings() const;  // the string elements of an array reply
 
  private:
   struct Free {

@@ -82,8 +82,8 @@ DecodedRecord decode_record(const Digest128& expected_key, std::string_view reco
     if (record.size() < kHeaderSize + kChecksumSize + kHmacSha256Size) return reject(RecordCheck::corrupt, "truncated tag");
     body = record.substr(0, record.size() - kHmacSha256Size);
   }
-  std::uint64_t sidecar_size = get_le(body, 28, 4);
-  std::uint64_t binary_size = get_le(body, 32, 8);
+  std::uint64_t sidecar_size = get_le(body, 24, 4);
+  std::uint64_t binary_size = get_le(body, 28, 8);
   if (sidecar_size > kMaxSidecarBytes || binary_size > body.size() ||
       kHeaderSize + sidecar_size + binary_size + kChecksumSize != body.size()) {
     return reject(RecordCheck::corrupt, "sizes do not match the record length");

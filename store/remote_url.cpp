@@ -113,9 +113,25 @@ std::optional<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* erro
 std::optional<RemoteEndpoint> parse_unix(std::string_view rest, std::string* error) {
   RemoteEndpoint endpoint;
   endpoint.unix_socket = true;
-  std::optional<std::string_view> after = take_credentials(rest, endpoint, error);
-  if (!after) return std::nullopt;
-  std::string_view path = *after;
+  std::string_view path = rest;
+  if (rest.starts_with("//")) {  // redis+unix://[credentials@]/abs/path; else redis+unix:/abs/path
+    rest.remove_prefix(2);
+    std::size_t slash = rest.find('/');
+    std::string_view authority = rest.substr(0, slash);
+    path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    if (!authority.empty()) {
+      if (authority.find('@') == std::string_view::npos) {
+        *error = "the socket path must be absolute";
+        return std::nullopt;
+      }
+      std::optional<std::string_view> host = take_credentials(authority, endpoint, error);
+      if (!host) return std::nullopt;
+      if (!host->empty()) {
+        *error = "a Unix socket URL has no host";
+        return std::nullopt;
+      }
+    }
+  }
   if (std::size_t query = path.find('?'); query != std::string_view::npos) {
     std::string_view parameter = path.substr(query + 1);
     path = path.substr(0, query);
@@ -126,7 +142,6 @@ std::optional<RemoteEndpoint> parse_unix(std::string_view rest, std::string* err
     }
     endpoint.db = *db;
   }
-  while (path.starts_with("//")) path.remove_prefix(1);  // redis+unix:///run/x.sock
   if (path.empty() || path.front() != '/') {
     *error = "the socket path must be absolute";
     return std::nullopt;
