@@ -40,6 +40,10 @@ class RemoteCache : public ::testing::Test {
                    {"JITCACHE_TRACE", "1"},
                    {"JITCACHE_TRACE_DIR", trace_dir.string()},
                    {"JITCACHE_REMOTE", remote},
+                   // Generous bounds: a loopback server on a loaded 2-core CI machine can be slow,
+                   // and a spurious timeout would turn a remote hit into a (correct) local build.
+                   {"JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "5000"},
+                   {"JITCACHE_REMOTE_TIMEOUT_MS", "5000"},
                    {"POCL_KERNEL_CACHE", "0"}};
     for (auto& [variable, value] : extra) options.env[variable] = value;
     args.insert(args.begin(), OPENCL_EXAMPLE);
@@ -187,7 +191,8 @@ TEST_F(RemoteCache, HungServerCostsOneTimeoutThenIsSkipped) {
   RedisServer server;
   std::string plain = plain_output();
   server.pause();  // accepts connections (kernel backlog) but never answers
-  MachineRun hung = run_on("a", server.url(), {}, {"--rebuild-options", "-DOFFSET=9"});
+  MachineRun hung = run_on("a", server.url(), {{"JITCACHE_REMOTE_TIMEOUT_MS", "300"}},
+                          {"--rebuild-options", "-DOFFSET=9"});
   server.resume();
   EXPECT_EQ(hung.result.exit_code, 0) << hung.result.err;
   EXPECT_NE(hung.result.out.find("all results correct"), std::string::npos);
