@@ -58,7 +58,8 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
   bool read_only = false;
   milliseconds lease_wait{60000};
   std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
-  if (!config.endpoint.host.empty() || config.endpoint.unix_socket) {
+  bool url_parsed = !config.endpoint.host.empty() || config.endpoint.unix_socket;
+  if (url_parsed) {  // other bad values fell back to their defaults
     if (!problem.empty()) log_warning("remote setting ignored: " + problem);
     log_info("remote tier: " + config.endpoint.redacted() + (read_only ? " (read-only)" : ""));
     return std::make_unique<RemoteTier>(std::move(config), read_only, lease_wait);
@@ -99,6 +100,7 @@ void RemoteTier::fetch(Lookup& lookup) {
   std::string lease = "none";
   RemoteResult loaded;
   bool rejected_seen = false;
+  const std::string token = new_lease_token();
   for (;;) {
     loaded = store_.load(key);
     if (loaded.status == RemoteStatus::corrupt || loaded.status == RemoteStatus::bad_hmac) {
@@ -110,7 +112,6 @@ void RemoteTier::fetch(Lookup& lookup) {
     }
     if (loaded.status == RemoteStatus::ok) break;
     // Nobody has a usable record: build it here, or wait for the node that is building it.
-    std::string token = new_lease_token();
     RemoteResult leased = read_only_ ? store_.lease_exists(key) : store_.acquire_lease(key, token);
     if (!read_only_ && leased.status == RemoteStatus::ok) {
       // The previous holder may have published and released between our read and our lease.

@@ -127,31 +127,23 @@ TEST_F(RemoteCache, MachineBGetsRemoteHitsForWhatMachineACompiled) {
   }
 }
 
-TEST_F(RemoteCache, ReadOnlyConsumerServesHitsAndWritesNothing) {
+TEST_F(RemoteCache, ReadOnlyConsumerServesHitsAndWritesNothingInItsNamespace) {
   RedisServer server;
   std::string plain = plain_output();
-  MachineRun cold = run_on("consumer", server.url(), {{"JITCACHE_REMOTE_READ_ONLY", "1"}});
+  const std::map<std::string, std::string> team = {{"JITCACHE_REMOTE_PREFIX", "team1"}};
+  std::map<std::string, std::string> consumer = team;
+  consumer["JITCACHE_REMOTE_READ_ONLY"] = "1";
+  MachineRun cold = run_on("consumer", server.url(), consumer);
   expect_correct(cold, plain);
   EXPECT_EQ(cold.verdicts["miss"], 2);
   EXPECT_TRUE(server.keys("*").empty());  // no record and no lease
 
-  expect_correct(run_on("producer", server.url()), plain);
-  MachineRun warm = run_on("consumer2", server.url(), {{"JITCACHE_REMOTE_READ_ONLY", "1"}});
+  expect_correct(run_on("producer", server.url(), team), plain);
+  EXPECT_EQ(server.keys("team1:*").size(), 2u);
+  EXPECT_EQ(run_on("other-team", server.url()).verdicts["miss"], 2);  // default prefix: another cache
+  MachineRun warm = run_on("consumer2", server.url(), consumer);
   expect_correct(warm, plain);
   EXPECT_EQ(warm.verdicts["hit"], 2);
-}
-
-TEST_F(RemoteCache, NamespacesOnOneServerDoNotMix) {
-  RedisServer server;
-  std::string plain = plain_output();
-  expect_correct(run_on("a", server.url(), {{"JITCACHE_REMOTE_PREFIX", "team1"}}), plain);
-  MachineRun other = run_on("b", server.url(), {{"JITCACHE_REMOTE_PREFIX", "team2"}});
-  expect_correct(other, plain);
-  EXPECT_EQ(other.verdicts["miss"], 2);
-  MachineRun same = run_on("c", server.url(), {{"JITCACHE_REMOTE_PREFIX", "team1"}});
-  EXPECT_EQ(same.verdicts["hit"], 2);
-  EXPECT_EQ(server.keys("team1:*").size(), 2u);
-  EXPECT_EQ(server.keys("team2:*").size(), 2u);
 }
 
 TEST_F(RemoteCache, ServerKilledMidRunLeavesTheAppCorrect) {
