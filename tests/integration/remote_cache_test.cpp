@@ -44,6 +44,8 @@ class RemoteCache : public ::testing::Test {
                    // and a spurious timeout would turn a remote hit into a (correct) local build.
                    {"JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "5000"},
                    {"JITCACHE_REMOTE_TIMEOUT_MS", "5000"},
+                   // A back-off longer than any run: a slow run must not retry and count twice.
+                   {"JITCACHE_REMOTE_BACKOFF", "1h"},
                    {"POCL_KERNEL_CACHE", "0"}};
     for (auto& [variable, value] : extra) options.env[variable] = value;
     args.insert(args.begin(), OPENCL_EXAMPLE);
@@ -257,7 +259,11 @@ TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
     // binary from a shared POCL_CACHE_DIR abort in PoCL's "final linking" (6 of 8 did, on plain
     // disk hits without any remote; fine with PoCL's kernel cache on or with a dir each).
     processes.emplace_back([&, i] {
-      results[i] = run_on(i % 2 ? "a" : "b", server.url(), {{"POCL_CACHE_DIR", (tmp / ("pocl-" + std::to_string(i))).string()}});
+      results[i] = run_on(i % 2 ? "a" : "b", server.url(),
+                          {{"POCL_CACHE_DIR", (tmp / ("pocl-" + std::to_string(i))).string()},
+                           // On a loaded machine 8 PoCL builds can take long: wait for the builder.
+                           {"JITCACHE_REMOTE_LEASE_WAIT", "10m"},
+                           {"JITCACHE_REMOTE_LEASE_TTL", "10m"}});
     });
   }
   for (std::thread& process : processes) process.join();
