@@ -8,6 +8,7 @@
 #include "core/background_writer.hpp"
 #include "core/clock.hpp"
 #include "core/log.hpp"
+#include "core/remote_tier.hpp"
 #include "core/stats.hpp"
 #include "core/trace.hpp"
 #include "hashing/environment.hpp"
@@ -92,7 +93,8 @@ const char* to_string(Verdict verdict) {
 }
 
 Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
-    : settings_(std::move(settings)), store_(std::move(store)), env_patterns_(parse_env_patterns(settings_.env_patterns)) {}
+    : settings_(std::move(settings)), store_(std::move(store)), remote_(RemoteTier::open(settings_)),
+      env_patterns_(parse_env_patterns(settings_.env_patterns)) {}
 
 Engine* Engine::instance() {
   static Engine* engine = [] {
@@ -150,17 +152,21 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
     case LoadStatus::miss:
       break;
   }
+  if (!lookup.hit() && remote_) remote_->fetch(lookup);  // a hit there is written to disk once loaded
   return lookup;
 }
 
 void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   lookup.timings.load_us = load_us;
-  count(counter::hit_disk);
+  count(lookup.tier == "remote" ? counter::hit_remote : counter::hit_disk);
   std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
   count(counter::time_saved_us, std::max<std::int64_t>(0, compile_us - static_cast<std::int64_t>(load_us)));
   auto finished = std::make_shared<Lookup>(std::move(lookup));
   lookup.ended = true;
-  BackgroundWriter::instance().post([this, finished] { end(*finished); });
+  BackgroundWriter::instance().post([this, finished] {
+    if (finished->tier == "remote") store_->save(finished->key.key, finished->binary, finished->sidecar);
+    end(*finished);
+  });
 }
 
 void Engine::rejected(Lookup& lookup, const std::string& reason) {
@@ -193,6 +199,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   auto binary = std::make_shared<std::string>(std::move(result.binary));
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
+    if (remote_) remote_->publish(pending->key.key, *binary, sidecar);
     SaveResult saved = store_->save(pending->key.key, *binary, std::move(sidecar));
     pending->timings.store_us = storing.elapsed_us();
     if (saved.status == SaveStatus::stored) {
@@ -212,6 +219,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
 
 void Engine::failed(Lookup& lookup, const std::string& reason) {
   count(counter::miss);
+  if (remote_) remote_->abandon(lookup.key.key);
   lookup.verdict = Verdict::failed;
   lookup.reason = reason;
   auto finished = std::make_shared<Lookup>(std::move(lookup));
@@ -243,6 +251,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
       {"verdict", to_string(lookup.verdict)},
       {"tier", lookup.tier},
       {"reason", lookup.reason},
+      {"remote", lookup.remote},
       {"timings_us",
        {{"hash", lookup.timings.hash_us},
         {"lookup", lookup.timings.lookup_us},

@@ -19,6 +19,7 @@
 namespace jitcache {
 
 class DiskStore;
+class RemoteTier;
 
 enum class Verdict { hit, miss, stale, uncacheable, failed };
 const char* to_string(Verdict verdict);
@@ -54,6 +55,7 @@ struct Lookup {
   std::string tier;    // "disk" on a hit
   std::string reason;  // for stale / uncacheable / failed / corrupt misses
   std::string binary;  // the cached binary on a hit
+  nlohmann::json remote;  // what the remote tier did (null: not asked)
   nlohmann::json sidecar;
   Timings timings;
   bool ended = false;
@@ -96,6 +98,7 @@ class Engine {
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;
+  std::shared_ptr<RemoteTier> remote_;  // null: no remote configured
   std::vector<std::string> env_patterns_;
 };
 

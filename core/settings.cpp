@@ -29,6 +29,16 @@ const std::vector<SettingDefinition> kDefinitions = {
      "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
     {"remote", "JITCACHE_REMOTE", "", "remote tier URL, e.g. redis://host:6379"},
     {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000", "at exit, wait at most this long for pending stores"},
+    {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0", "read the remote but never write it or take build leases"},
+    {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
+     "secret shared by the nodes: records are signed, unsigned or forged ones are refused"},
+    {"remote_prefix", "JITCACHE_REMOTE_PREFIX", "jitcache", "namespace of this cache's keys on the server"},
+    {"remote_connect_timeout", "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "50", "bound on connecting to the remote"},
+    {"remote_timeout", "JITCACHE_REMOTE_TIMEOUT_MS", "200", "bound on every remote command"},
+    {"remote_backoff", "JITCACHE_REMOTE_BACKOFF", "30s", "after a remote timeout or error, skip the remote this long"},
+    {"remote_lease_ttl", "JITCACHE_REMOTE_LEASE_TTL", "60s", "a build lease expires after this (a crashed builder)"},
+    {"remote_lease_wait", "JITCACHE_REMOTE_LEASE_WAIT", "60s",
+     "longest wait for another node's build of the same key before building here"},
 };
 
 std::string trim(std::string_view text) {

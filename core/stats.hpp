@@ -24,6 +24,16 @@ inline constexpr const char* eviction = "evictions";
 inline constexpr const char* bytes_stored = "bytes_stored";
 inline constexpr const char* time_saved_us = "time_saved_us";  // recorded compile time - load time
 inline constexpr const char* uncacheable_prefix = "uncacheable.";
+// Remote tier (hits are hit_remote above); see docs/remote.md.
+inline constexpr const char* remote_miss = "remote_misses";
+inline constexpr const char* remote_store = "remote_stores";
+inline constexpr const char* remote_error = "remote_errors";      // refused, reset, error reply, bad credentials
+inline constexpr const char* remote_timeout = "remote_timeouts";  // connect or command over its bound
+inline constexpr const char* remote_skipped = "remote_skipped";   // not asked: backing off or off
+inline constexpr const char* remote_hmac_reject = "remote_hmac_rejects";
+inline constexpr const char* remote_corrupt = "remote_corrupt";
+inline constexpr const char* remote_lease_wait = "remote_lease_waits";        // waited for another node's build
+inline constexpr const char* remote_lease_timeout = "remote_lease_timeouts";  // ... and gave up, built here
 }  // namespace counter
 
 using CounterMap = std::map<std::string, std::int64_t>;

@@ -7,6 +7,7 @@ packages=(
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
+  libssl-dev redis-server
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -3,6 +3,8 @@
 // between a cold and a cached run. OpenCL 1.2 API only, so it also builds for Windows.
 //
 //   opencl_example [--kernels DIR] [--async] [--options OPTS] [--rebuild-options OPTS]
+//                  [--pause-fifo PATH]   (after the first build, read PATH to its end: tests use it
+//                                         to change the world between two builds)
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -11,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +28,7 @@ struct Arguments {
   std::string options;
   std::string rebuild_options;
   bool rebuild = false;
+  std::string pause_fifo;
 };
 
 [[noreturn]] void fail(const std::string& what, cl_int status) {
@@ -221,11 +225,12 @@ Arguments parse(int argc, char** argv) {
     if (arg == "--kernels") args.kernel_dir = value();
     else if (arg == "--async") args.async = true;
     else if (arg == "--options") args.options = value();
+    else if (arg == "--pause-fifo") args.pause_fifo = value();
     else if (arg == "--rebuild-options") {
       args.rebuild_options = value();
       args.rebuild = true;
     } else {
-      std::fprintf(stderr, "usage: opencl_example [--kernels DIR] [--async] [--options OPTS] [--rebuild-options OPTS]\n");
+      std::fprintf(stderr, "usage: opencl_example [--kernels DIR] [--async] [--options OPTS] [--rebuild-options OPTS] [--pause-fifo PATH]\n");
       std::exit(2);
     }
   }
@@ -240,6 +245,10 @@ int main(int argc, char** argv) {
 
   cl_program vector_math = program_from_file(env, args.kernel_dir + "/vector_math.cl");
   build(vector_math, env, "-I " + args.kernel_dir, args.async, "vector_math");
+  if (!args.pause_fifo.empty()) {  // blocks until the writer opens the FIFO, then until it closes it
+    std::ifstream fifo(args.pause_fifo);
+    std::string ignored((std::istreambuf_iterator<char>(fifo)), std::istreambuf_iterator<char>());
+  }
   cl_program integer_ops = program_from_file(env, args.kernel_dir + "/integer_ops.cl");
   build(integer_ops, env, args.options, args.async, "integer_ops");
 

@@ -1,0 +1,184 @@
+#include "core/remote_tier.hpp"
+
+#include <atomic>
+#include <thread>
+
+#include "core/clock.hpp"
+#include "core/engine.hpp"
+#include "core/log.hpp"
+#include "core/stats.hpp"
+
+namespace jitcache {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr milliseconds kFirstPoll{10};
+constexpr milliseconds kLongestPoll{100};
+
+std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
+
+std::string raw(const Settings& settings, const char* key) {
+  auto it = settings.raw.find(key);
+  return it == settings.raw.end() ? std::string() : it->second.value;
+}
+
+}  // namespace
+
+std::string remote_config_from(const Settings& settings, RemoteConfig* config, bool* read_only,
+                               milliseconds* lease_wait) {
+  std::string error;
+  std::optional<RemoteEndpoint> endpoint = parse_remote_url(settings.remote, &error);
+  if (!endpoint) return "remote: " + error;
+  config->endpoint = *endpoint;
+  config->prefix = raw(settings, "remote_prefix");
+  config->hmac_key = raw(settings, "remote_hmac_key");
+  auto millis = [&](const char* key, milliseconds* out) {
+    if (std::optional<std::uint64_t> value = parse_size(raw(settings, key))) *out = milliseconds(*value);
+    else error += std::string(error.empty() ? "" : "; ") + key + ": not a number of milliseconds";
+  };
+  auto seconds = [&](const char* key, milliseconds* out) {
+    if (std::optional<std::uint64_t> value = parse_duration_s(raw(settings, key))) *out = milliseconds(*value * 1000);
+    else error += std::string(error.empty() ? "" : "; ") + key + ": not a duration";
+  };
+  millis("remote_connect_timeout", &config->connect_timeout);
+  millis("remote_timeout", &config->command_timeout);
+  seconds("remote_backoff", &config->backoff);
+  seconds("remote_lease_ttl", &config->lease_ttl);
+  seconds("remote_lease_wait", lease_wait);
+  *read_only = parse_bool(raw(settings, "remote_read_only")).value_or(false);
+  if (config->prefix.empty()) config->prefix = "jitcache";
+  if (config->lease_ttl.count() == 0) config->lease_ttl = milliseconds(1000);
+  return error;
+}
+
+std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
+  if (settings.remote.empty()) return nullptr;
+  RemoteConfig config;
+  bool read_only = false;
+  milliseconds lease_wait{60000};
+  std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
+  bool url_parsed = !config.endpoint.host.empty() || config.endpoint.unix_socket;
+  if (url_parsed) {  // other bad values fell back to their defaults
+    if (!problem.empty()) log_warning("remote setting ignored: " + problem);
+    log_info("remote tier: " + config.endpoint.redacted() + (read_only ? " (read-only)" : ""));
+    return std::make_unique<RemoteTier>(std::move(config), read_only, lease_wait);
+  }
+  log_warning("running without the remote tier: " + problem);
+  return nullptr;
+}
+
+RemoteTier::RemoteTier(RemoteConfig config, bool read_only, milliseconds lease_wait)
+    : store_(std::move(config)), read_only_(read_only), lease_wait_(lease_wait) {}
+
+void RemoteTier::note(const RemoteResult& result, const char* during) {
+  const char* name = nullptr;
+  switch (result.status) {
+    case RemoteStatus::ok:
+    case RemoteStatus::miss: return;
+    case RemoteStatus::corrupt: name = counter::remote_corrupt; break;
+    case RemoteStatus::bad_hmac: name = counter::remote_hmac_reject; break;
+    case RemoteStatus::timeout: name = counter::remote_timeout; break;
+    case RemoteStatus::error:
+    case RemoteStatus::rejected: name = counter::remote_error; break;
+    case RemoteStatus::skipped: name = counter::remote_skipped; break;
+  }
+  count(name);
+  std::string message = std::string("remote ") + during + ": " + to_string(result.status) + ": " + result.reason;
+  if (result.status == RemoteStatus::skipped || g_warned[static_cast<int>(result.status)].exchange(true)) {
+    log_debug(message);
+  } else {
+    log_warning(message + (result.failed() ? " (remote skipped for the back-off period)" : ""));
+  }
+}
+
+void RemoteTier::fetch(Lookup& lookup) {
+  Stopwatch watch;
+  const Digest128& key = lookup.key.key;
+  auto deadline = std::chrono::steady_clock::now() + lease_wait_;
+  milliseconds poll = kFirstPoll;
+  std::string lease = "none";
+  RemoteResult loaded;
+  bool rejected_seen = false;
+  const std::string token = new_lease_token();
+  for (;;) {
+    loaded = store_.load(key);
+    if (loaded.status == RemoteStatus::corrupt || loaded.status == RemoteStatus::bad_hmac) {
+      if (!rejected_seen) note(loaded, "read");  // once per lookup, though a waiter sees it on every poll
+      rejected_seen = true;
+    } else if (loaded.status != RemoteStatus::ok && loaded.status != RemoteStatus::miss) {
+      note(loaded, "read");
+      break;
+    }
+    if (loaded.status == RemoteStatus::ok) break;
+    // Nobody has a usable record: build it here, or wait for the node that is building it.
+    RemoteResult leased = read_only_ ? store_.lease_exists(key) : store_.acquire_lease(key, token);
+    if (!read_only_ && leased.status == RemoteStatus::ok) {
+      // The previous holder may have published and released between our read and our lease.
+      RemoteResult again = store_.load(key);
+      if (again.status == RemoteStatus::ok) {
+        store_.release_lease(key, token);
+        loaded = std::move(again);
+        break;
+      }
+      std::lock_guard guard(leases_mutex_);
+      leases_[key.hex()] = token;
+      lease = "acquired";
+      break;
+    }
+    bool held_elsewhere = read_only_ ? leased.status == RemoteStatus::ok : leased.status == RemoteStatus::miss;
+    if (!held_elsewhere) {
+      note(leased, "lease");
+      break;
+    }
+    if (lease == "none") count(counter::remote_lease_wait);
+    lease = "waited";
+    if (std::chrono::steady_clock::now() + poll > deadline) {
+      count(counter::remote_lease_timeout);
+      lease = "wait_timed_out";
+      break;
+    }
+    std::this_thread::sleep_for(poll);
+    poll = std::min(poll * 2, kLongestPoll);
+  }
+
+  if (loaded.status == RemoteStatus::ok) {
+    lookup.verdict = Verdict::hit;
+    lookup.tier = "remote";
+    lookup.binary = std::move(loaded.binary);
+    lookup.sidecar = std::move(loaded.sidecar);
+  } else if (loaded.status == RemoteStatus::miss) {
+    count(counter::remote_miss);
+  }
+  std::uint64_t elapsed_us = watch.elapsed_us();
+  lookup.timings.lookup_us += elapsed_us;
+  lookup.remote = {{"status", to_string(loaded.status)}, {"lease", lease}, {"us", elapsed_us}};
+  if (!loaded.reason.empty()) lookup.remote["reason"] = loaded.reason;
+}
+
+std::string RemoteTier::take_lease_token(const Digest128& key) {
+  std::lock_guard guard(leases_mutex_);
+  auto it = leases_.find(key.hex());
+  if (it == leases_.end()) return {};
+  std::string token = std::move(it->second);
+  leases_.erase(it);
+  return token;
+}
+
+void RemoteTier::publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) {
+  if (!read_only_) {
+    RemoteResult saved = store_.save(key, binary, sidecar);
+    if (saved.status == RemoteStatus::ok) count(counter::remote_store);
+    else note(saved, "write");
+  }
+  abandon(key);  // the record is there (or could not be written): the lease has done its job
+}
+
+void RemoteTier::abandon(const Digest128& key) {
+  std::string token = take_lease_token(key);
+  if (token.empty()) return;
+  RemoteResult released = store_.release_lease(key, token);
+  if (released.status != RemoteStatus::ok && released.status != RemoteStatus::miss) note(released, "lease release");
+}
+
+}  // namespace jitcache

@@ -1,0 +1,56 @@
+// The engine's side of the remote tier: reads the remote_* settings, asks the remote after a
+// disk miss, takes part in cluster-wide single-flight, publishes built binaries, counts and
+// warns. Protocol and trust model: docs/remote.md.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/settings.hpp"
+#include "store/remote_store.hpp"
+
+namespace jitcache {
+
+struct Lookup;
+
+class RemoteTier {
+ public:
+  // nullptr when no remote is configured, or (warned once) when the URL cannot be used.
+  static std::unique_ptr<RemoteTier> open(const Settings& settings);
+
+  // After a disk miss. A hit fills `lookup` (verdict hit, tier "remote"). On a miss this process
+  // may now hold the key's lease: it builds, then publish() or abandon(). When another node holds
+  // the lease, waits (bounded by remote_lease_wait) for its record instead of building.
+  // Records what happened in lookup.remote for the trace.
+  void fetch(Lookup& lookup);
+
+  // Background writer: stores the record (unless read-only) and releases this process's lease.
+  void publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar);
+
+  // The build failed or produced nothing to store: let another node try.
+  void abandon(const Digest128& key);
+
+  explicit RemoteTier(RemoteConfig config, bool read_only, std::chrono::milliseconds lease_wait);
+
+ private:
+  // Counts a failed or skipped call and warns about it once per kind.
+  void note(const RemoteResult& result, const char* during);
+  std::string take_lease_token(const Digest128& key);
+
+  RemoteStore store_;
+  bool read_only_;
+  std::chrono::milliseconds lease_wait_;
+  std::mutex leases_mutex_;
+  std::map<std::string, std::string> leases_;  // key hex -> token of a lease this process holds
+};
+
+// What an unusable remote_* setting looks like, for the tool and the warnings ("" when fine).
+std::string remote_config_from(const Settings& settings, RemoteConfig* config, bool* read_only,
+                               std::chrono::milliseconds* lease_wait);
+
+}  // namespace jitcache

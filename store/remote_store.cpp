@@ -1,0 +1,173 @@
+#include "store/remote_store.hpp"
+
+#include <unistd.h>
+
+#include <mutex>
+#include <random>
+
+#include "store/redis_connection.hpp"
+#include "store/remote_record.hpp"
+
+namespace jitcache {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Deletes the lease only when it is still ours: a plain DEL could free another holder's lease.
+constexpr const char* kReleaseScript =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end";
+
+RemoteStatus status_of(RedisFailure failure) {
+  switch (failure) {
+    case RedisFailure::timeout: return RemoteStatus::timeout;
+    case RedisFailure::rejected: return RemoteStatus::rejected;
+    default: return RemoteStatus::error;
+  }
+}
+
+RemoteResult result(RemoteStatus status, std::string reason = {}) {
+  RemoteResult r;
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
+// An error reply. Missing or wrong credentials will not fix themselves: the remote goes off.
+RemoteResult error_reply(const RedisReply& reply) {
+  std::string text(reply.text());
+  bool credentials = text.starts_with("NOAUTH") || text.starts_with("WRONGPASS") || text.starts_with("NOPERM");
+  return result(credentials ? RemoteStatus::rejected : RemoteStatus::error, "server replied: " + text);
+}
+
+// The reply of a command that went through, or the failure that stopped it.
+RemoteResult failure(const RedisError& error) { return result(status_of(error.kind), error.message); }
+
+}  // namespace
+
+const char* to_string(RemoteStatus status) {
+  switch (status) {
+    case RemoteStatus::ok: return "ok";
+    case RemoteStatus::miss: return "miss";
+    case RemoteStatus::corrupt: return "corrupt";
+    case RemoteStatus::bad_hmac: return "bad_hmac";
+    case RemoteStatus::timeout: return "timeout";
+    case RemoteStatus::error: return "error";
+    case RemoteStatus::rejected: return "rejected";
+    case RemoteStatus::skipped: return "skipped";
+  }
+  return "?";
+}
+
+std::string new_lease_token() {
+  std::random_device random;
+  std::uniform_int_distribution<std::uint64_t> bits;
+  std::mt19937_64 mix(random() ^ (std::uint64_t(::getpid()) << 32));
+  return Digest128{bits(mix), bits(mix) ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())}.hex();
+}
+
+struct RemoteStore::State {
+  std::timed_mutex mutex;  // timed: a child forked mid-call inherits it locked; never wait unbounded
+  std::unique_ptr<RedisConnection> connection;
+  pid_t owner = ::getpid();
+  Clock::time_point skip_until{};
+  std::string last_failure;
+  bool disabled = false;
+};
+
+RemoteStore::RemoteStore(RemoteConfig config) : config_(std::move(config)), state_(std::make_unique<State>()) {}
+
+RemoteStore::~RemoteStore() = default;
+
+std::string RemoteStore::record_name(const Digest128& key) const { return config_.prefix + ":" + key.hex(); }
+std::string RemoteStore::lease_name(const Digest128& key) const { return record_name(key) + ":lease"; }
+
+RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&)>& work) {
+  State& state = *state_;
+  std::unique_lock lock(state.mutex, std::defer_lock);
+  if (!lock.try_lock_for(config_.connect_timeout + config_.command_timeout)) {
+    return result(RemoteStatus::skipped, "connection busy");
+  }
+  if (state.disabled) return result(RemoteStatus::skipped, "remote off: " + state.last_failure);
+  if (state.owner != ::getpid()) {  // forked: the socket belongs to the parent
+    state.connection.reset();
+    state.owner = ::getpid();
+  }
+  if (Clock::now() < state.skip_until) return result(RemoteStatus::skipped, "backing off after: " + state.last_failure);
+
+  RemoteResult outcome;
+  if (!state.connection) {
+    RedisError error;
+    state.connection = RedisConnection::open(config_.endpoint, config_.connect_timeout, config_.command_timeout, &error);
+    if (!state.connection) outcome = failure(error);
+  }
+  if (state.connection) outcome = work(*state.connection);
+  if (outcome.failed()) {
+    state.connection.reset();  // a late reply would desynchronise it
+    state.last_failure = std::string(to_string(outcome.status)) + ": " + outcome.reason;
+    state.skip_until = Clock::now() + config_.backoff;
+    state.disabled = outcome.status == RemoteStatus::rejected;
+  }
+  return outcome;
+}
+
+RemoteResult RemoteStore::load(const Digest128& key) {
+  RemoteResult fetched = run([&](RedisConnection& connection) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply = connection.command({"GET", record_name(key)}, &error);
+    if (!reply) return failure(error);
+    if (reply->is_error()) return error_reply(*reply);
+    if (reply->is_nil()) return result(RemoteStatus::miss);
+    DecodedRecord decoded = decode_record(key, reply->text(), config_.hmac_key);
+    if (decoded.check == RecordCheck::corrupt) return result(RemoteStatus::corrupt, decoded.reason);
+    if (decoded.check == RecordCheck::bad_hmac) return result(RemoteStatus::bad_hmac, decoded.reason);
+    RemoteResult hit = result(RemoteStatus::ok);
+    hit.binary = std::move(decoded.binary);
+    hit.sidecar = std::move(decoded.sidecar);
+    return hit;
+  });
+  return fetched;
+}
+
+RemoteResult RemoteStore::save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) {
+  std::string record = encode_record(key, binary, sidecar, config_.hmac_key);
+  return run([&](RedisConnection& connection) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply = connection.command({"SET", record_name(key), record}, &error);
+    if (!reply) return failure(error);
+    return reply->is_error() ? error_reply(*reply) : result(RemoteStatus::ok);
+  });
+}
+
+RemoteResult RemoteStore::acquire_lease(const Digest128& key, const std::string& token) {
+  return run([&](RedisConnection& connection) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply = connection.command(
+        {"SET", lease_name(key), token, "NX", "PX", std::to_string(config_.lease_ttl.count())}, &error);
+    if (!reply) return failure(error);
+    if (reply->is_error()) return error_reply(*reply);
+    return result(reply->is_nil() ? RemoteStatus::miss : RemoteStatus::ok);
+  });
+}
+
+RemoteResult RemoteStore::lease_exists(const Digest128& key) {
+  return run([&](RedisConnection& connection) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply = connection.command({"EXISTS", lease_name(key)}, &error);
+    if (!reply) return failure(error);
+    if (reply->is_error()) return error_reply(*reply);
+    return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
+  });
+}
+
+RemoteResult RemoteStore::release_lease(const Digest128& key, const std::string& token) {
+  return run([&](RedisConnection& connection) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply =
+        connection.command({"EVAL", kReleaseScript, "1", lease_name(key), token}, &error);
+    if (!reply) return failure(error);
+    if (reply->is_error()) return error_reply(*reply);
+    return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
+  });
+}
+
+}  // namespace jitcache

@@ -1,0 +1,95 @@
+// The remote tier: framed records on a Redis server, shared by many machines.
+//
+//   <prefix>:<key hex>        the record (store/remote_record.hpp)
+//   <prefix>:<key hex>:lease  "SET NX PX" lease of the node that builds the key now
+//
+// Every call is bounded: a connect timeout, a timeout on every command, and after a timeout or
+// an error the server is not asked again for `backoff` (calls return `skipped` at once). A
+// refused AUTH/SELECT disables the remote for the life of the object. Thread-safe; a forked
+// child opens its own connection.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "hashing/digest.hpp"
+#include "store/remote_url.hpp"
+
+namespace jitcache {
+
+class RedisConnection;
+
+struct RemoteConfig {
+  RemoteEndpoint endpoint;
+  std::string prefix = "jitcache";
+  std::string hmac_key;  // empty: records are neither signed nor verified
+  std::chrono::milliseconds connect_timeout{50};
+  std::chrono::milliseconds command_timeout{200};
+  std::chrono::milliseconds backoff{30000};
+  std::chrono::milliseconds lease_ttl{60000};
+};
+
+enum class RemoteStatus {
+  ok,        // load: hit; save: stored; lease: acquired / exists; release: released
+  miss,      // load: no record; lease: another node holds it / none exists
+  corrupt,   // load: a record that fails its checksum or framing
+  bad_hmac,  // load: a record that fails HMAC verification
+  timeout,   // the server did not answer in time (back-off starts)
+  error,     // connection or command failed (back-off starts)
+  rejected,  // credentials or database refused (the remote is off from now on)
+  skipped,   // backing off, disabled, or the connection is busy: nothing was sent
+};
+const char* to_string(RemoteStatus status);
+
+struct RemoteResult {
+  RemoteStatus status = RemoteStatus::skipped;
+  std::string reason;  // for everything but ok / miss
+  std::string binary;  // load hit
+  nlohmann::json sidecar;
+
+  bool failed() const {
+    return status == RemoteStatus::timeout || status == RemoteStatus::error || status == RemoteStatus::rejected;
+  }
+};
+
+class RemoteStore {
+ public:
+  explicit RemoteStore(RemoteConfig config);
+  ~RemoteStore();
+  RemoteStore(const RemoteStore&) = delete;
+  RemoteStore& operator=(const RemoteStore&) = delete;
+
+  const RemoteConfig& config() const { return config_; }
+
+  RemoteResult load(const Digest128& key);
+  RemoteResult save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar);
+
+  // Cluster-wide single-flight. ok: this caller holds the lease (identified by `token`) for
+  // lease_ttl; miss: another holder has it.
+  RemoteResult acquire_lease(const Digest128& key, const std::string& token);
+  // ok: somebody holds the lease; miss: nobody does.
+  RemoteResult lease_exists(const Digest128& key);
+  // Deletes the lease only if it still carries `token` (it may have expired and been re-taken).
+  RemoteResult release_lease(const Digest128& key, const std::string& token);
+
+  std::string record_name(const Digest128& key) const;
+  std::string lease_name(const Digest128& key) const;
+
+ private:
+  struct State;
+  // Runs `work` on a live connection (connecting first), unless backing off or disabled.
+  RemoteResult run(const std::function<RemoteResult(RedisConnection&)>& work);
+
+  RemoteConfig config_;
+  std::unique_ptr<State> state_;
+};
+
+// A random token naming one lease holder.
+std::string new_lease_token();
+
+}  // namespace jitcache

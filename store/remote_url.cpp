@@ -1,0 +1,175 @@
+#include "store/remote_url.hpp"
+
+#include <cctype>
+#include <charconv>
+
+namespace jitcache {
+namespace {
+
+std::optional<int> parse_number(std::string_view text, int max) {
+  int value = 0;
+  if (text.empty()) return std::nullopt;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0 || value > max) return std::nullopt;
+  return value;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+std::optional<std::string> percent_decode(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;
+    int high = hex_value(text[i + 1]);
+    int low = hex_value(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
+// "[user]:password@rest" -> credentials into `endpoint`, returns rest. No '@': unchanged.
+std::optional<std::string_view> take_credentials(std::string_view text, RemoteEndpoint& endpoint,
+                                                 std::string* error) {
+  std::size_t at = text.rfind('@');
+  if (at == std::string_view::npos) return text;
+  std::string_view userinfo = text.substr(0, at);
+  std::size_t colon = userinfo.find(':');
+  std::optional<std::string> user = percent_decode(userinfo.substr(0, colon));
+  std::optional<std::string> password =
+      percent_decode(colon == std::string_view::npos ? std::string_view() : userinfo.substr(colon + 1));
+  if (!user || !password) {
+    *error = "bad percent-encoding in the credentials";
+    return std::nullopt;
+  }
+  if (colon == std::string_view::npos) {  // "secret@host": a lone value is the password, as in redis-cli
+    password = user;
+    user = std::string();
+  }
+  endpoint.user = *user;
+  endpoint.password = *password;
+  return text.substr(at + 1);
+}
+
+std::optional<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* error) {
+  RemoteEndpoint endpoint;
+  std::optional<std::string_view> after = take_credentials(rest, endpoint, error);
+  if (!after) return std::nullopt;
+  std::string_view authority = *after, path;
+  if (std::size_t slash = authority.find('/'); slash != std::string_view::npos) {
+    path = authority.substr(slash + 1);
+    authority = authority.substr(0, slash);
+  }
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {  // [::1]:6379
+    std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) {
+      *error = "unterminated [IPv6] host";
+      return std::nullopt;
+    }
+    endpoint.host = std::string(authority.substr(1, close - 1));
+    std::string_view tail = authority.substr(close + 1);
+    if (!tail.empty() && tail.front() != ':') {
+      *error = "unexpected text after the host";
+      return std::nullopt;
+    }
+    if (!tail.empty()) port = tail.substr(1);
+    else port = "6379";
+  } else {
+    std::size_t colon = authority.rfind(':');
+    endpoint.host = std::string(authority.substr(0, colon));
+    port = colon == std::string_view::npos ? "6379" : authority.substr(colon + 1);
+  }
+  if (endpoint.host.empty()) {
+    *error = "no host";
+    return std::nullopt;
+  }
+  std::optional<int> port_number = parse_number(port, 65535);
+  if (!port_number || *port_number == 0) {
+    *error = "bad port '" + std::string(port) + "'";
+    return std::nullopt;
+  }
+  endpoint.port = *port_number;
+  if (!path.empty()) {
+    std::optional<int> db = parse_number(path, 1 << 20);
+    if (!db) {
+      *error = "bad database number '" + std::string(path) + "'";
+      return std::nullopt;
+    }
+    endpoint.db = *db;
+  }
+  return endpoint;
+}
+
+std::optional<RemoteEndpoint> parse_unix(std::string_view rest, std::string* error) {
+  RemoteEndpoint endpoint;
+  endpoint.unix_socket = true;
+  std::string_view path = rest;
+  if (rest.starts_with("//")) {  // redis+unix://[credentials@]/abs/path; else redis+unix:/abs/path
+    rest.remove_prefix(2);
+    std::size_t slash = rest.find('/');
+    std::string_view authority = rest.substr(0, slash);
+    path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    if (!authority.empty()) {
+      if (authority.find('@') == std::string_view::npos) {
+        *error = "the socket path must be absolute";
+        return std::nullopt;
+      }
+      std::optional<std::string_view> host = take_credentials(authority, endpoint, error);
+      if (!host) return std::nullopt;
+      if (!host->empty()) {
+        *error = "a Unix socket URL has no host";
+        return std::nullopt;
+      }
+    }
+  }
+  if (std::size_t query = path.find('?'); query != std::string_view::npos) {
+    std::string_view parameter = path.substr(query + 1);
+    path = path.substr(0, query);
+    std::optional<int> db = parameter.starts_with("db=") ? parse_number(parameter.substr(3), 1 << 20) : std::nullopt;
+    if (!db) {
+      *error = "unknown parameter '" + std::string(parameter) + "' (only db=N)";
+      return std::nullopt;
+    }
+    endpoint.db = *db;
+  }
+  if (path.empty() || path.front() != '/') {
+    *error = "the socket path must be absolute";
+    return std::nullopt;
+  }
+  endpoint.socket_path = std::string(path);
+  return endpoint;
+}
+
+}  // namespace
+
+std::string RemoteEndpoint::redacted() const {
+  std::string credentials;
+  if (!user.empty() || !password.empty()) credentials = user + (password.empty() ? "" : ":***") + "@";
+  if (unix_socket) return "redis+unix://" + credentials + socket_path + (db ? "?db=" + std::to_string(db) : "");
+  bool ipv6 = host.find(':') != std::string::npos;
+  return "redis://" + credentials + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port) +
+         (db ? "/" + std::to_string(db) : "");
+}
+
+std::optional<RemoteEndpoint> parse_remote_url(std::string_view url, std::string* error) {
+  std::string ignored;
+  if (!error) error = &ignored;
+  if (url.starts_with("redis://")) return parse_tcp(url.substr(8), error);
+  if (url.starts_with("redis+unix:")) return parse_unix(url.substr(11), error);
+  std::size_t scheme = url.find("://");
+  *error = scheme == std::string_view::npos ? "not a URL (expected redis://host:port)"
+                                            : "unsupported scheme '" + std::string(url.substr(0, scheme)) + "'";
+  return std::nullopt;
+}
+
+}  // namespace jitcache

@@ -1,0 +1,287 @@
+// Two or more "machines" (separate cache dirs) sharing one real redis-server through the remote
+// tier, running the OpenCL example under LD_PRELOAD on real PoCL. PoCL's own cache is off.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <thread>
+
+#include "hashing/digest.hpp"
+#include "redis_server.hpp"
+#include "store/remote_record.hpp"
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct MachineRun {
+  RunResult result;
+  std::vector<nlohmann::json> traces;
+  std::map<std::string, int> verdicts;
+};
+
+class RemoteCache : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  std::atomic<int> runs{0};
+
+  // One run of the example on "machine" `name` (its own cache dir) against `remote`.
+  MachineRun run_on(const std::string& name, const std::string& remote, std::map<std::string, std::string> extra = {},
+                    std::vector<std::string> args = {}) {
+    fs::path trace_dir = tmp / ("traces-" + name + "-" + std::to_string(++runs));
+    RunOptions options;
+    options.env = {{"LD_PRELOAD", JITCACHE_LIBRARY},
+                   {"JITCACHE_DIR", cache(name).string()},
+                   {"JITCACHE_TRACE", "1"},
+                   {"JITCACHE_TRACE_DIR", trace_dir.string()},
+                   {"JITCACHE_REMOTE", remote},
+                   // Generous bounds: a loopback server on a loaded 2-core CI machine can be slow,
+                   // and a spurious timeout would turn a remote hit into a (correct) local build.
+                   {"JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "5000"},
+                   {"JITCACHE_REMOTE_TIMEOUT_MS", "5000"},
+                   // A back-off longer than any run: a slow run must not retry and count twice.
+                   {"JITCACHE_REMOTE_BACKOFF", "1h"},
+                   {"POCL_KERNEL_CACHE", "0"}};
+    for (auto& [variable, value] : extra) options.env[variable] = value;
+    args.insert(args.begin(), OPENCL_EXAMPLE);
+    MachineRun run_result;
+    run_result.result = run(args, options);
+    run_result.traces = read_traces(trace_dir);
+    run_result.verdicts = count_verdicts(run_result.traces);
+    return run_result;
+  }
+
+  fs::path cache(const std::string& name) const { return tmp / ("cache-" + name); }
+
+  nlohmann::json stats(const std::string& name) const {
+    return nlohmann::json::parse(read_text(cache(name) / "stats.json"), nullptr, false);
+  }
+
+  std::string plain_output() {
+    RunOptions options;
+    options.env = {{"POCL_KERNEL_CACHE", "0"}};
+    options.unset = {"LD_PRELOAD"};
+    RunResult plain = run({OPENCL_EXAMPLE}, options);
+    EXPECT_EQ(plain.exit_code, 0) << plain.err;
+    return plain.out;
+  }
+
+  static std::vector<std::string> records(RedisServer& server) {
+    std::vector<std::string> names;
+    for (const std::string& name : server.keys("jitcache:*")) {
+      if (!name.ends_with(":lease")) names.push_back(name);
+    }
+    return names;
+  }
+};
+
+std::int64_t counter(const nlohmann::json& stats, const char* name) {
+  return stats.is_object() ? stats.value(name, std::int64_t{0}) : 0;
+}
+
+void expect_correct(const MachineRun& run, const std::string& plain) {
+  EXPECT_EQ(run.result.exit_code, 0) << run.result.err;
+  EXPECT_EQ(run.result.out, plain);
+  EXPECT_NE(run.result.out.find("all results correct"), std::string::npos);
+}
+
+int count_warnings(const std::string& err) {
+  int warnings = 0;
+  for (size_t at = 0; (at = err.find("jitcache: warning", at)) != std::string::npos; ++at) ++warnings;
+  return warnings;
+}
+
+TEST_F(RemoteCache, MachineBGetsRemoteHitsForWhatMachineACompiled) {
+  RedisServer server;
+  std::string plain = plain_output();
+
+  MachineRun a = run_on("a", server.url());
+  expect_correct(a, plain);
+  EXPECT_EQ(a.verdicts["miss"], 2);
+  for (const auto& trace : a.traces) {
+    EXPECT_EQ(trace["remote"]["status"], "miss");
+    EXPECT_EQ(trace["remote"]["lease"], "acquired");
+  }
+  EXPECT_EQ(records(server).size(), 2u);
+  EXPECT_EQ(counter(stats("a"), "remote_stores"), 2);
+
+  MachineRun b = run_on("b", server.url());
+  expect_correct(b, plain);
+  EXPECT_EQ(b.verdicts["hit"], 2);
+  for (const auto& trace : b.traces) {
+    EXPECT_EQ(trace["tier"], "remote");
+    EXPECT_EQ(trace["remote"]["status"], "ok");
+  }
+  EXPECT_EQ(counter(stats("b"), "hits_remote"), 2);
+  EXPECT_EQ(entry_binaries(cache("b")).size(), 2u);  // remote hits land on B's disk
+
+  MachineRun b_again = run_on("b", server.url());
+  expect_correct(b_again, plain);
+  EXPECT_EQ(b_again.verdicts["hit"], 2);
+  for (const auto& trace : b_again.traces) {
+    EXPECT_EQ(trace["tier"], "disk");
+    EXPECT_TRUE(trace["remote"].is_null());  // a disk hit never asks the network
+  }
+}
+
+TEST_F(RemoteCache, ReadOnlyConsumerServesHitsAndWritesNothingInItsNamespace) {
+  RedisServer server;
+  std::string plain = plain_output();
+  const std::map<std::string, std::string> team = {{"JITCACHE_REMOTE_PREFIX", "team1"}};
+  std::map<std::string, std::string> consumer = team;
+  consumer["JITCACHE_REMOTE_READ_ONLY"] = "1";
+  MachineRun cold = run_on("consumer", server.url(), consumer);
+  expect_correct(cold, plain);
+  EXPECT_EQ(cold.verdicts["miss"], 2);
+  EXPECT_TRUE(server.keys("*").empty());  // no record and no lease
+
+  expect_correct(run_on("producer", server.url(), team), plain);
+  EXPECT_EQ(server.keys("team1:*").size(), 2u);
+  EXPECT_EQ(run_on("other-team", server.url()).verdicts["miss"], 2);  // default prefix: another cache
+  MachineRun warm = run_on("consumer2", server.url(), consumer);
+  expect_correct(warm, plain);
+  EXPECT_EQ(warm.verdicts["hit"], 2);
+}
+
+TEST_F(RemoteCache, ServerKilledMidRunLeavesTheAppCorrect) {
+  RedisServer server;
+  std::string plain = plain_output();
+  fs::path fifo = tmp / "pause";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+
+  MachineRun run_result;
+  std::thread app([&] { run_result = run_on("a", server.url(), {}, {"--pause-fifo", fifo.string()}); });
+  {
+    std::ofstream resume(fifo);  // opens once the app has built its first program and waits
+    // The first program's record reaches the server in the background; then the server dies.
+    EXPECT_TRUE(wait_until([&] { return records(server).size() == 1 && server.keys("*:lease").empty(); }));
+    server.kill();
+  }  // closing the FIFO lets the app build its second program
+  app.join();
+
+  expect_correct(run_result, plain);
+  ASSERT_EQ(run_result.traces.size(), 2u);
+  std::map<std::string, std::string> remote_status;
+  for (const auto& trace : run_result.traces) {
+    remote_status[trace["components"]["options"]["value"].get<std::string>().empty() ? "integer_ops" : "vector_math"] =
+        trace["remote"]["status"];
+  }
+  EXPECT_EQ(remote_status["vector_math"], "miss");
+  EXPECT_EQ(remote_status["integer_ops"], "error");  // the server is gone: refused/reset, not a hang
+  nlohmann::json counters = stats("a");
+  EXPECT_EQ(counter(counters, "remote_errors"), 1);          // costs one failed call ...
+  EXPECT_GE(counter(counters, "remote_skipped"), 1);         // ... then the store is skipped (back-off)
+  EXPECT_EQ(counter(counters, "remote_stores"), 1);
+  EXPECT_EQ(entry_binaries(cache("a")).size(), 2u);           // the disk tier is unaffected
+  EXPECT_LE(count_warnings(run_result.result.err), 1) << run_result.result.err;
+}
+
+TEST_F(RemoteCache, HungServerCostsOneTimeoutThenIsSkipped) {
+  RedisServer server;
+  std::string plain = plain_output();
+  server.pause();  // accepts connections (kernel backlog) but never answers
+  MachineRun hung = run_on("a", server.url(), {{"JITCACHE_REMOTE_TIMEOUT_MS", "300"}},
+                          {"--rebuild-options", "-DOFFSET=9"});
+  server.resume();
+  EXPECT_EQ(hung.result.exit_code, 0) << hung.result.err;
+  EXPECT_NE(hung.result.out.find("all results correct"), std::string::npos);
+  ASSERT_EQ(hung.traces.size(), 3u);
+  std::map<std::string, int> statuses;
+  for (const auto& trace : hung.traces) ++statuses[trace["remote"]["status"].get<std::string>()];
+  EXPECT_EQ(statuses["timeout"], 1);  // only the first lookup waits for the bound ...
+  EXPECT_EQ(statuses["skipped"], 2);  // ... the others do not ask during the back-off
+  nlohmann::json counters = stats("a");
+  EXPECT_EQ(counter(counters, "remote_timeouts"), 1);
+  EXPECT_EQ(counter(counters, "remote_skipped"), 2 + 3);  // two lookups, three background stores
+  EXPECT_LE(count_warnings(hung.result.err), 1) << hung.result.err;
+}
+
+TEST_F(RemoteCache, WrongPasswordMeansUncachedRemoteOneWarningCorrectApp) {
+  RedisServer server("right-secret");
+  std::string plain = plain_output();
+  MachineRun wrong = run_on("a", server.url_with_password("wrong-secret"));
+  expect_correct(wrong, plain);
+  EXPECT_EQ(wrong.verdicts["miss"], 2);
+  EXPECT_EQ(count_warnings(wrong.result.err), 1) << wrong.result.err;
+  EXPECT_NE(wrong.result.err.find("AUTH"), std::string::npos) << wrong.result.err;
+  EXPECT_EQ(wrong.result.err.find("wrong-secret"), std::string::npos);  // never print the password
+  EXPECT_TRUE(server.keys("*").empty());
+  nlohmann::json counters = stats("a");
+  EXPECT_EQ(counter(counters, "remote_errors"), 1);  // refused once, then off for the process
+  EXPECT_EQ(entry_binaries(cache("a")).size(), 2u);
+
+  MachineRun right = run_on("b", server.url());
+  expect_correct(right, plain);
+  EXPECT_EQ(records(server).size(), 2u);
+}
+
+TEST_F(RemoteCache, TamperedRecordsAreRejectedWithHmacAndRebuilt) {
+  RedisServer server;
+  std::string plain = plain_output();
+  const std::map<std::string, std::string> signing = {{"JITCACHE_REMOTE_HMAC_KEY", "cluster-secret"}};
+  expect_correct(run_on("a", server.url(), signing), plain);
+  std::vector<std::string> names = records(server);
+  ASSERT_EQ(names.size(), 2u);
+
+  // One record gets a flipped byte; the other is forged by someone without the key: a different
+  // binary with a correct checksum, signed with the attacker's key.
+  std::string flipped = *server.get(names[0]);
+  flipped[flipped.size() / 2] ^= 0x20;
+  server.set(names[0], flipped);
+  Digest128 forged_key = *Digest128::from_hex(names[1].substr(names[1].find(':') + 1));
+  server.set(names[1], encode_record(forged_key, std::string(4096, 'x'), nlohmann::json::object(), "attacker-key"));
+
+  MachineRun b = run_on("b", server.url(), signing);
+  expect_correct(b, plain);
+  EXPECT_EQ(b.verdicts["miss"], 2);
+  for (const auto& trace : b.traces) EXPECT_EQ(trace["remote"]["status"], "bad_hmac");
+  EXPECT_EQ(counter(stats("b"), "remote_hmac_rejects"), 2);
+  EXPECT_LE(count_warnings(b.result.err), 1);
+
+  MachineRun c = run_on("c", server.url(), signing);  // B rebuilt and re-signed both
+  expect_correct(c, plain);
+  EXPECT_EQ(c.verdicts["hit"], 2);
+  for (const auto& trace : c.traces) EXPECT_EQ(trace["tier"], "remote");
+}
+
+TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
+  RedisServer server;
+  std::string plain = plain_output();
+  std::vector<MachineRun> results(8);
+  std::vector<std::thread> processes;
+  for (int i = 0; i < 8; ++i) {
+    // One PoCL cache dir per process: with POCL_KERNEL_CACHE=0, processes that load the same
+    // binary from a shared POCL_CACHE_DIR abort in PoCL's "final linking" (6 of 8 did, on plain
+    // disk hits without any remote; fine with PoCL's kernel cache on or with a dir each).
+    processes.emplace_back([&, i] {
+      results[i] = run_on(i % 2 ? "a" : "b", server.url(),
+                          {{"POCL_CACHE_DIR", (tmp / ("pocl-" + std::to_string(i))).string()},
+                           // On a loaded machine 8 PoCL builds can take long: wait for the builder.
+                           {"JITCACHE_REMOTE_LEASE_WAIT", "10m"},
+                           {"JITCACHE_REMOTE_LEASE_TTL", "10m"}});
+    });
+  }
+  for (std::thread& process : processes) process.join();
+
+  std::map<std::string, int> misses_per_key, lookups_per_key;
+  for (const MachineRun& machine : results) {
+    expect_correct(machine, plain);
+    for (const auto& trace : machine.traces) {
+      ++lookups_per_key[trace["key"].get<std::string>()];
+      if (trace["verdict"] == "miss") ++misses_per_key[trace["key"].get<std::string>()];
+    }
+  }
+  ASSERT_EQ(lookups_per_key.size(), 2u);
+  for (const auto& [key, lookups] : lookups_per_key) {
+    EXPECT_EQ(lookups, 8) << key;
+    EXPECT_EQ(misses_per_key[key], 1) << key << ": compiled more than once";
+  }
+}
+
+}  // namespace
+}  // namespace jitcache::testing

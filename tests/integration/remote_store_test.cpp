@@ -1,0 +1,115 @@
+// store/RemoteStore against a real redis-server, without an app: the lease protocol, refusals of
+// foreign records, and the back-off after failures (no network traffic while backing off).
+#include <gtest/gtest.h>
+
+#include "redis_server.hpp"
+#include "store/remote_record.hpp"
+#include "store/remote_store.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+const Digest128 kKey{1, 2};
+const Digest128 kOtherKey{3, 4};
+
+RemoteConfig config_for(const RedisServer& server, std::string password = "") {
+  RemoteConfig config;
+  std::string error;
+  config.endpoint = *parse_remote_url(password.empty() ? server.url() : server.url_with_password(password), &error);
+  config.command_timeout = std::chrono::milliseconds(2000);  // generous: the CI machine is busy
+  config.connect_timeout = std::chrono::milliseconds(2000);
+  return config;
+}
+
+TEST(RemoteStore, SavedRecordLoadsBackUnderItsKeyOnly) {
+  RedisServer server;
+  RemoteStore store(config_for(server));
+  EXPECT_EQ(store.load(kKey).status, RemoteStatus::miss);
+  ASSERT_EQ(store.save(kKey, "binary", {{"kernel_names", {"k"}}}).status, RemoteStatus::ok);
+  RemoteResult hit = store.load(kKey);
+  ASSERT_EQ(hit.status, RemoteStatus::ok) << hit.reason;
+  EXPECT_EQ(hit.binary, "binary");
+  EXPECT_EQ(hit.sidecar["kernel_names"][0], "k");
+  // The same bytes copied under another key are not served there.
+  server.set(store.record_name(kOtherKey), *server.get(store.record_name(kKey)));
+  EXPECT_EQ(store.load(kOtherKey).status, RemoteStatus::corrupt);
+}
+
+TEST(RemoteStore, LeaseHasOneHolderAndOnlyItsTokenReleasesIt) {
+  RedisServer server;
+  RemoteStore node_a(config_for(server)), node_b(config_for(server));
+  std::string token_a = new_lease_token(), token_b = new_lease_token();
+  ASSERT_NE(token_a, token_b);
+  EXPECT_EQ(node_b.lease_exists(kKey).status, RemoteStatus::miss);
+  EXPECT_EQ(node_a.acquire_lease(kKey, token_a).status, RemoteStatus::ok);
+  EXPECT_EQ(node_b.acquire_lease(kKey, token_b).status, RemoteStatus::miss);
+  EXPECT_EQ(node_b.lease_exists(kKey).status, RemoteStatus::ok);
+  EXPECT_EQ(node_b.release_lease(kKey, token_b).status, RemoteStatus::miss);  // not B's to free
+  EXPECT_EQ(node_b.acquire_lease(kKey, token_b).status, RemoteStatus::miss);
+  EXPECT_EQ(node_a.release_lease(kKey, token_a).status, RemoteStatus::ok);
+  EXPECT_EQ(node_b.acquire_lease(kKey, token_b).status, RemoteStatus::ok);
+  EXPECT_EQ(node_a.acquire_lease(kOtherKey, token_a).status, RemoteStatus::ok);  // leases are per key
+}
+
+TEST(RemoteStore, PrefixesSeparateCaches) {
+  RedisServer server;
+  RemoteConfig first = config_for(server), second = config_for(server);
+  first.prefix = "one";
+  second.prefix = "two";
+  RemoteStore one(first), two(second);
+  ASSERT_EQ(one.save(kKey, "x", nlohmann::json::object()).status, RemoteStatus::ok);
+  EXPECT_EQ(two.load(kKey).status, RemoteStatus::miss);
+  EXPECT_EQ(one.load(kKey).status, RemoteStatus::ok);
+}
+
+TEST(RemoteStore, AfterAFailureNothingIsSentDuringTheBackOff) {
+  RedisServer server;
+  RemoteStore store(config_for(server));
+  ASSERT_EQ(store.save(kKey, "x", nlohmann::json::object()).status, RemoteStatus::ok);
+  server.kill();
+  RemoteResult failed = store.load(kKey);
+  EXPECT_EQ(failed.status, RemoteStatus::error) << failed.reason;
+  RemoteResult skipped = store.load(kKey);
+  EXPECT_EQ(skipped.status, RemoteStatus::skipped);
+  EXPECT_NE(skipped.reason.find("backing off"), std::string::npos) << skipped.reason;
+  EXPECT_EQ(store.acquire_lease(kKey, "t").status, RemoteStatus::skipped);
+}
+
+TEST(RemoteStore, AHungServerTimesOutOnce) {
+  RedisServer server;
+  RemoteConfig config = config_for(server);
+  config.command_timeout = std::chrono::milliseconds(100);
+  RemoteStore store(config);
+  server.pause();
+  EXPECT_EQ(store.load(kKey).status, RemoteStatus::timeout);
+  EXPECT_EQ(store.load(kKey).status, RemoteStatus::skipped);
+  server.resume();
+}
+
+TEST(RemoteStore, RefusedCredentialsTurnTheRemoteOff) {
+  RedisServer server("right");
+  RemoteStore wrong(config_for(server, "wrong"));
+  RemoteResult refused = wrong.load(kKey);
+  EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
+  EXPECT_EQ(refused.reason.find("wrong"), std::string::npos) << "the password must not be echoed";
+  EXPECT_EQ(wrong.load(kKey).status, RemoteStatus::skipped);
+
+  RemoteConfig no_password = config_for(server);
+  no_password.endpoint.password.clear();
+  EXPECT_EQ(RemoteStore(no_password).load(kKey).status, RemoteStatus::rejected);  // NOAUTH
+  EXPECT_EQ(RemoteStore(config_for(server)).load(kKey).status, RemoteStatus::miss);
+}
+
+TEST(RemoteStore, SignedStoreRefusesUnsignedRecords) {
+  RedisServer server;
+  RemoteConfig signing = config_for(server);
+  signing.hmac_key = "k";
+  RemoteStore unsigned_writer(config_for(server)), signed_store(signing);
+  ASSERT_EQ(unsigned_writer.save(kKey, "evil", nlohmann::json::object()).status, RemoteStatus::ok);
+  EXPECT_EQ(signed_store.load(kKey).status, RemoteStatus::bad_hmac);
+  ASSERT_EQ(signed_store.save(kKey, "good", nlohmann::json::object()).status, RemoteStatus::ok);
+  EXPECT_EQ(signed_store.load(kKey).binary, "good");
+}
+
+}  // namespace
+}  // namespace jitcache::testing

@@ -1,0 +1,84 @@
+// Tests for store/remote_url: the accepted JITCACHE_REMOTE forms and clear refusals.
+#include <gtest/gtest.h>
+
+#include "store/remote_url.hpp"
+
+namespace jitcache {
+namespace {
+
+RemoteEndpoint parsed(const std::string& url) {
+  std::string error;
+  std::optional<RemoteEndpoint> endpoint = parse_remote_url(url, &error);
+  EXPECT_TRUE(endpoint) << url << ": " << error;
+  return endpoint.value_or(RemoteEndpoint{});
+}
+
+std::string refusal(const std::string& url) {
+  std::string error;
+  EXPECT_FALSE(parse_remote_url(url, &error)) << url;
+  return error;
+}
+
+TEST(RemoteUrl, HostAndPortWithDefaults) {
+  RemoteEndpoint plain = parsed("redis://cache.example.org");
+  EXPECT_FALSE(plain.unix_socket);
+  EXPECT_EQ(plain.host, "cache.example.org");
+  EXPECT_EQ(plain.port, 6379);
+  EXPECT_EQ(plain.db, 0);
+  EXPECT_TRUE(plain.password.empty());
+
+  RemoteEndpoint full = parsed("redis://10.0.0.5:7000/3");
+  EXPECT_EQ(full.host, "10.0.0.5");
+  EXPECT_EQ(full.port, 7000);
+  EXPECT_EQ(full.db, 3);
+}
+
+TEST(RemoteUrl, CredentialsArePercentDecodedAndRedacted) {
+  RemoteEndpoint user = parsed("redis://builder:p%40ss%3Aword@host:6380");
+  EXPECT_EQ(user.user, "builder");
+  EXPECT_EQ(user.password, "p@ss:word");
+  EXPECT_EQ(user.redacted(), "redis://builder:***@host:6380");
+
+  RemoteEndpoint password_only = parsed("redis://:secret@host");
+  EXPECT_TRUE(password_only.user.empty());
+  EXPECT_EQ(password_only.password, "secret");
+  EXPECT_EQ(password_only.redacted().find("secret"), std::string::npos);
+
+  EXPECT_EQ(parsed("redis://secret@host").password, "secret");  // as redis-cli -u reads it
+}
+
+TEST(RemoteUrl, Ipv6HostInBrackets) {
+  RemoteEndpoint v6 = parsed("redis://[::1]:6390/1");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 6390);
+  EXPECT_EQ(v6.db, 1);
+  EXPECT_EQ(parsed("redis://[fe80::2]").port, 6379);
+}
+
+TEST(RemoteUrl, UnixSocketForms) {
+  RemoteEndpoint triple = parsed("redis+unix:///run/redis/redis.sock");
+  EXPECT_TRUE(triple.unix_socket);
+  EXPECT_EQ(triple.socket_path, "/run/redis/redis.sock");
+  EXPECT_EQ(parsed("redis+unix:/tmp/r.sock").socket_path, "/tmp/r.sock");
+  RemoteEndpoint with_db = parsed("redis+unix://:pw@/tmp/r.sock?db=2");
+  EXPECT_EQ(with_db.password, "pw");
+  EXPECT_EQ(with_db.socket_path, "/tmp/r.sock");
+  EXPECT_EQ(with_db.db, 2);
+}
+
+TEST(RemoteUrl, BadUrlsAreRefusedWithAReason) {
+  EXPECT_NE(refusal("http://host:6379").find("unsupported scheme"), std::string::npos);
+  EXPECT_NE(refusal("host:6379").find("not a URL"), std::string::npos);
+  EXPECT_NE(refusal("redis://host:notaport").find("bad port"), std::string::npos);
+  EXPECT_NE(refusal("redis://host:0").find("bad port"), std::string::npos);
+  EXPECT_NE(refusal("redis://host:70000").find("bad port"), std::string::npos);
+  EXPECT_NE(refusal("redis://host/x").find("database"), std::string::npos);
+  EXPECT_NE(refusal("redis://:6379").find("no host"), std::string::npos);
+  EXPECT_NE(refusal("redis://[::1:6379").find("IPv6"), std::string::npos);
+  EXPECT_NE(refusal("redis://u:%zz@host").find("percent"), std::string::npos);
+  EXPECT_NE(refusal("redis+unix://relative.sock").find("absolute"), std::string::npos);
+  EXPECT_NE(refusal("redis+unix:///tmp/r.sock?timeout=3").find("db=N"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitcache
