@@ -29,6 +29,9 @@ const std::vector<SettingDefinition> kDefinitions = {
      "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
     {"remote", "JITCACHE_REMOTE", "", "remote tier URL, e.g. redis://host:6379"},
     {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000", "at exit, wait at most this long for pending stores"},
+    {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256", "entry cap of the in-process memory tier"},
+    {"wait", "JITCACHE_WAIT_MS", "30000",
+     "wait at most this many ms for another thread or process building the same key, then build"},
 };
 
 std::string trim(std::string_view text) {
@@ -177,6 +180,8 @@ Settings load_settings() {
   settings.env_patterns = text("env_keys");
   settings.remote = text("remote");
   settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
+  settings.memory_max_entries = size("memory_max_entries");  // a plain count
+  settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds
   return settings;
 }
 
