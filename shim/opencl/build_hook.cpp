@@ -168,17 +168,19 @@ void finish_real_build(PendingBuild& pending, bool succeeded) {
   }
 }
 
+// The async build's record is shared by the driver's callback and the caller; whichever finishes
+// it first (`completed`) ends the lookups, which releases their build locks.
 void CL_CALLBACK on_real_build_done(cl_program program, void* user_data) {
-  auto* pending = static_cast<PendingBuild*>(user_data);
-  try {
-    finish_real_build(*pending, build_succeeded(program, pending->devices));
-  } catch (...) {
+  auto* holder = static_cast<std::shared_ptr<PendingBuild>*>(user_data);
+  std::shared_ptr<PendingBuild> pending = std::move(*holder);
+  delete holder;
+  if (!pending->completed.exchange(true)) {
+    try {
+      finish_real_build(*pending, build_succeeded(program, pending->devices));
+    } catch (...) {
+    }
   }
-  pending->completed = true;
-  BuildNotify notify = pending->app_notify;
-  void* app_data = pending->app_user_data;
-  delete pending;
-  notify(program, app_data);
+  pending->app_notify(program, pending->app_user_data);
 }
 
 cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options) {
@@ -191,9 +193,17 @@ cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options
     finish_real_build(*pending, status == CL_SUCCESS);
     return status;
   }
-  PendingBuild* raw = pending.release();  // owned by the trampoline from here on
-  cl_int status = next().clBuildProgram(raw->program, count, raw->devices.data(), options, on_real_build_done, raw);
-  // A build refused up front may never call back; leaking the small record is the safe choice.
+  std::shared_ptr<PendingBuild> shared(pending.release());
+  auto* holder = new std::shared_ptr<PendingBuild>(shared);
+  cl_int status = next().clBuildProgram(shared->program, count, shared->devices.data(), options, on_real_build_done,
+                                        holder);
+  // Refused up front: the callback may never come (its small holder is then leaked on purpose),
+  // but waiting threads and processes must not wait for this build.
+  if (status != CL_SUCCESS && !shared->completed.exchange(true)) {
+    for (Lookup& lookup : shared->lookups) {
+      shared->engine->failed(lookup, "clBuildProgram returned " + std::to_string(status));
+    }
+  }
   return status;
 }
 
