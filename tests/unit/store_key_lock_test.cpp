@@ -64,13 +64,15 @@ TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
 }
 
 TEST_F(KeyLockTest, AnotherProcessWaitsForTheHolderAndGetsTheLockWhenItIsReleased) {
-  KeyLock held;
-  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &held));
-  int ready[2];
+  int go[2], ready[2];
+  ASSERT_EQ(::pipe(go), 0);
   ASSERT_EQ(::pipe(ready), 0);
+  // Forked before the parent locks: a child forked while it held the lock would share it.
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
+  char byte;
   if (child == 0) {
+    if (::read(go[0], &byte, 1) != 1) _exit(2);
     auto store = open(false);
     KeyLock lock;
     // Busy while the parent holds it; then waits (up to a minute) until the parent lets go.
@@ -79,13 +81,15 @@ TEST_F(KeyLockTest, AnotherProcessWaitsForTheHolderAndGetsTheLockWhenItIsRelease
     bool got = !store->lock_key(kKey, std::chrono::minutes(1), &lock);
     _exit(busy && got ? 0 : 1);
   }
-  char byte;
+  KeyLock held;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &held));
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
   ASSERT_EQ(::read(ready[0], &byte, 1), 1);  // the child has seen the lock busy
   held.release();  // removes the file the child may be polling: it must find the new one
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  for (int fd : ready) ::close(fd);
+  for (int fd : {go[0], go[1], ready[0], ready[1]}) ::close(fd);
 }
 
 TEST_F(KeyLockTest, AHolderThatDiesReleasesTheLock) {
