@@ -32,7 +32,6 @@ inline std::string payload(std::uint64_t key, std::uint64_t version, std::size_t
     state = mix(state);
     bytes.push_back(static_cast<char>(state & 0xff));
   }
-  bytes.resize(std::max(size, bytes.size()));
   return bytes;
 }
 
