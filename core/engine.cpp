@@ -1,5 +1,6 @@
 #include "core/engine.hpp"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -81,6 +82,26 @@ void flush_at_exit() {
 
 }  // namespace
 
+// The in-process flight a lookup leads and the cross-process build lock it holds. Whoever ends
+// the lookup publishes the outcome; dropping the last copy unpublished tells the waiters to retry.
+struct LookupClaim {
+  FlightTable* flights = nullptr;
+  Digest128 key;
+  std::shared_ptr<Flight> flight;  // empty when this lookup does not lead
+  KeyLock key_lock;                // not held when the store is read-only, busy or failing
+
+  void publish(FlightOutcome outcome) {
+    if (!flight) return;
+    flights->finish(key, flight, std::move(outcome));
+    flight.reset();
+  }
+  ~LookupClaim() {
+    FlightOutcome gave_up;
+    gave_up.reason = "the leading build ended without a result";
+    publish(std::move(gave_up));
+  }
+};
+
 const char* to_string(Verdict verdict) {
   switch (verdict) {
     case Verdict::hit: return "hit";
@@ -93,14 +114,20 @@ const char* to_string(Verdict verdict) {
 }
 
 Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
-    : settings_(std::move(settings)), store_(std::move(store)), remote_(RemoteTier::open(settings_)),
-      env_patterns_(parse_env_patterns(settings_.env_patterns)) {}
+    : settings_(std::move(settings)),
+      store_(std::move(store)),
+      remote_(RemoteTier::open(settings_)),
+      env_patterns_(parse_env_patterns(settings_.env_patterns)),
+      memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
 
 Engine* Engine::instance() {
   static Engine* engine = [] {
     // Never destroyed: hooks may still run while the process tears down.
     g_engine = create_engine([](Settings s, std::unique_ptr<DiskStore> d) { return new Engine(std::move(s), std::move(d)); });
-    if (g_engine) std::atexit(flush_at_exit);
+    if (g_engine) {
+      std::atexit(flush_at_exit);
+      pthread_atfork(nullptr, nullptr, [] { g_engine->flights_.reset_after_fork(); });
+    }
     return g_engine;
   }();
   return engine;
@@ -121,24 +148,90 @@ PreparedProgram Engine::prepare(ProgramInputs program, const std::filesystem::pa
   return prepared;
 }
 
-Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device) {
+Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device,
+                      const LookupContext& context) {
   Lookup lookup;
   lookup.program = program.inputs;
   lookup.device = std::move(device);
+  lookup.scope = context.memory_scope;
   Stopwatch hashing;
   lookup.key = derive_key(*program.inputs, target);
   lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
 
+  if (find_in_memory(lookup)) return lookup;
+  if (wait_for_other_thread(lookup, context)) return lookup;
+  if (find_on_disk(lookup)) return lookup;
+  if (claim_across_processes(lookup, context)) return lookup;
+  if (remote_) remote_->fetch(lookup);  // a hit there is written to disk once loaded
+  return lookup;
+}
+
+bool Engine::find_in_memory(Lookup& lookup) {
+  if (lookup.scope == kNoMemoryScope) return false;
+  std::optional<MemoryValue> found = memory_.find(lookup.scope, lookup.key.key);
+  if (!found) return false;
+  lookup.verdict = Verdict::hit;
+  lookup.tier = "memory";
+  lookup.memory = std::move(*found);
+  if (!lookup.memory.object && lookup.memory.binary) lookup.binary = *lookup.memory.binary;
+  lookup.sidecar = {{"compile_time_us", lookup.memory.compile_us}};
+  return true;
+}
+
+// Leads the key's flight, or waits for the thread that leads it. A waiter takes the leader's
+// binary (a memory hit), its build failure, or, when the leader gave up, tries again.
+bool Engine::wait_for_other_thread(Lookup& lookup, const LookupContext& context) {
+  Stopwatch waiting;
+  for (;;) {
+    bool leader = false;
+    std::shared_ptr<Flight> flight = flights_.join(lookup.key.key, &leader);
+    if (leader) {
+      lookup.claim = std::make_shared<LookupClaim>();
+      lookup.claim->flights = &flights_;
+      lookup.claim->key = lookup.key.key;
+      lookup.claim->flight = std::move(flight);
+      return false;
+    }
+    if (!context.may_wait) return false;  // build alongside, without leading
+    std::optional<FlightOutcome> outcome = flight->wait(std::chrono::milliseconds(settings_.wait_ms));
+    lookup.timings.wait_us += waiting.elapsed_us();
+    if (!outcome) {
+      log_info("gave up waiting for another thread building " + lookup.key.key.hex());
+      return false;
+    }
+    switch (outcome->kind) {
+      case FlightOutcome::Kind::built:
+        if (find_in_memory(lookup)) return true;
+        lookup.verdict = Verdict::hit;
+        lookup.tier = "memory";
+        lookup.memory.binary = outcome->binary;
+        lookup.memory.compile_us = outcome->compile_us;
+        lookup.binary = *outcome->binary;
+        lookup.sidecar = {{"compile_time_us", outcome->compile_us}};
+        return true;
+      case FlightOutcome::Kind::failed:
+        lookup.leader_failure = outcome->reason;
+        lookup.reason = "the build this lookup waited for failed: " + outcome->reason;
+        return true;
+      case FlightOutcome::Kind::abandoned:
+        waiting = Stopwatch();
+        continue;
+    }
+  }
+}
+
+bool Engine::find_on_disk(Lookup& lookup) {
   Stopwatch reading;
   LoadResult loaded = store_->load(lookup.key.key);
-  lookup.timings.lookup_us = reading.elapsed_us();
+  lookup.timings.lookup_us += reading.elapsed_us();
   switch (loaded.status) {
     case LoadStatus::hit:
       lookup.verdict = Verdict::hit;
       lookup.tier = "disk";
+      lookup.reason.clear();
       lookup.binary = std::move(loaded.binary);
       lookup.sidecar = std::move(loaded.sidecar);
-      break;
+      return true;
     case LoadStatus::corrupt:
       count(counter::corrupt);
       lookup.reason = "corrupt entry quarantined: " + loaded.reason;
@@ -152,15 +245,54 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
     case LoadStatus::miss:
       break;
   }
-  if (!lookup.hit() && remote_) remote_->fetch(lookup);  // a hit there is written to disk once loaded
-  return lookup;
+  return false;
 }
+
+// On a disk miss the leader takes the key's build lock. Getting it after a wait means another
+// process built the key meanwhile: its entry is committed now, so look again.
+bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context) {
+  if (settings_.read_only) return false;
+  if (!lookup.claim) {  // not leading in this process: only take a free lock
+    lookup.claim = std::make_shared<LookupClaim>();
+    lookup.claim->flights = &flights_;
+    lookup.claim->key = lookup.key.key;
+  }
+  const bool wait = context.may_wait && lookup.claim->flight;
+  Stopwatch waiting;
+  std::error_code error = store_->lock_key(
+      lookup.key.key, std::chrono::milliseconds(wait ? settings_.wait_ms : 0), &lookup.claim->key_lock);
+  lookup.timings.wait_us += waiting.elapsed_us();
+  if (error) {
+    if (wait) log_info("building without the build lock of " + lookup.key.key.hex() + ": " + error.message());
+    return false;
+  }
+  if (!find_on_disk(lookup)) return false;
+  lookup.claim->key_lock.release();  // nothing to build
+  return true;
+}
+
+void Engine::remember(const Lookup& lookup, MemoryValue value) {
+  if (lookup.scope == kNoMemoryScope) return;
+  memory_.insert(lookup.scope, lookup.key.key, std::move(value));
+}
+
+void Engine::forget_scope(MemoryScope scope) { memory_.erase_scope(scope); }
 
 void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   lookup.timings.load_us = load_us;
-  count(lookup.tier == "remote" ? counter::hit_remote : counter::hit_disk);
+  count(lookup.tier == "memory"   ? counter::hit_memory
+        : lookup.tier == "remote" ? counter::hit_remote
+                                  : counter::hit_disk);
   std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
   count(counter::time_saved_us, std::max<std::int64_t>(0, compile_us - static_cast<std::int64_t>(load_us)));
+  if (lookup.claim) {
+    FlightOutcome outcome;
+    outcome.kind = FlightOutcome::Kind::built;
+    outcome.binary = lookup.memory.binary ? lookup.memory.binary : std::make_shared<const std::string>(lookup.binary);
+    outcome.compile_us = static_cast<std::uint64_t>(std::max<std::int64_t>(0, compile_us));
+    lookup.claim->publish(std::move(outcome));
+    lookup.claim.reset();
+  }
   auto finished = std::make_shared<Lookup>(std::move(lookup));
   lookup.ended = true;
   BackgroundWriter::instance().post([this, finished] {
@@ -171,10 +303,12 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
 
 void Engine::rejected(Lookup& lookup, const std::string& reason) {
   count(counter::stale);
+  if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
   store_->remove(lookup.key.key);
   lookup.verdict = Verdict::stale;
   lookup.reason = "driver rejected the cached binary: " + reason;
   lookup.binary.clear();
+  lookup.memory = {};
   log_info(lookup.reason + " (" + lookup.key.key.hex() + ")");
 }
 
@@ -194,14 +328,22 @@ void Engine::built(Lookup& lookup, BuildResult result) {
       {"kernel_names", result.kernel_names},
       {"build_log", result.build_log.substr(0, kBuildLogExcerpt)},
   };
+  auto binary = std::make_shared<const std::string>(std::move(result.binary));
+  if (lookup.claim) {  // waiting threads take the binary now; other processes once it is stored
+    FlightOutcome outcome;
+    outcome.kind = FlightOutcome::Kind::built;
+    outcome.binary = binary;
+    outcome.compile_us = result.build_us;
+    lookup.claim->publish(std::move(outcome));
+  }
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   lookup.ended = true;
-  auto binary = std::make_shared<std::string>(std::move(result.binary));
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
     if (remote_) remote_->publish(pending->key.key, *binary, sidecar);
     SaveResult saved = store_->save(pending->key.key, *binary, std::move(sidecar));
     pending->timings.store_us = storing.elapsed_us();
+    pending->claim.reset();  // committed (or failed): other processes may look now
     if (saved.status == SaveStatus::stored) {
       count(counter::store);
       count(counter::bytes_stored, static_cast<std::int64_t>(binary->size()));
@@ -222,6 +364,13 @@ void Engine::failed(Lookup& lookup, const std::string& reason) {
   if (remote_) remote_->abandon(lookup.key.key);
   lookup.verdict = Verdict::failed;
   lookup.reason = reason;
+  if (lookup.claim) {
+    FlightOutcome outcome;
+    outcome.kind = FlightOutcome::Kind::failed;
+    outcome.reason = reason;
+    lookup.claim->publish(std::move(outcome));
+    lookup.claim.reset();
+  }
   auto finished = std::make_shared<Lookup>(std::move(lookup));
   lookup.ended = true;
   BackgroundWriter::instance().post([this, finished] { end(*finished); });
@@ -257,7 +406,8 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
         {"lookup", lookup.timings.lookup_us},
         {"load", lookup.timings.load_us},
         {"build", lookup.timings.build_us},
-        {"store", lookup.timings.store_us}}},
+        {"store", lookup.timings.store_us},
+        {"wait", lookup.timings.wait_us}}},
   };
 }
 

@@ -1,6 +1,12 @@
 // The one "lookup -> build -> store" engine shared by every API adapter. Adapters describe a build
 // as ProgramInputs + TargetIdentity, ask for a Lookup per device, and end each Lookup with exactly
 // one of loaded() / rejected()+built() / built() / failed(). No OpenCL or Level Zero types here.
+//
+// lookup() asks the memory tier of the caller's scope, then joins or leads the in-process flight
+// for the key (waiting for a leader on another thread), then the disk store, and on a miss takes
+// the key's cross-process build lock (waiting for a builder in another process, then looking
+// again). A lookup that misses leads the build: its end (built/failed) wakes the waiters, and the
+// lock is released once the entry is committed. docs/concurrency.md has the details.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/memory_tier.hpp"
 #include "core/settings.hpp"
+#include "core/single_flight.hpp"
 #include "hashing/build_inputs.hpp"
 #include "hashing/key.hpp"
 
@@ -30,6 +38,7 @@ struct Timings {
   std::uint64_t load_us = 0;    // driver loading the cached binary
   std::uint64_t build_us = 0;   // the real build
   std::uint64_t store_us = 0;   // background store
+  std::uint64_t wait_us = 0;    // waiting for another thread or process building the same key
 };
 
 // What the adapter read back after a successful real build.
@@ -47,16 +56,32 @@ struct PreparedProgram {
   std::string uncacheable;  // non-empty: do not cache, this is why
 };
 
+// Where a lookup runs: which memory-tier scope may answer it, and whether it may wait.
+struct LookupContext {
+  MemoryScope memory_scope = kNoMemoryScope;  // e.g. the cl_context; none: skip the memory tier
+  // False when the caller already leads other keys of the same build (a multi-device build):
+  // waiting for another leader then could deadlock, so such a lookup never waits.
+  bool may_wait = true;
+};
+
+struct LookupClaim;  // engine-internal: the flight a lookup leads and the build lock it holds
+
 struct Lookup {
   std::shared_ptr<const ProgramInputs> program;
   std::string device;  // human-readable device name, for traces and sidecars
   KeyRecord key;
   Verdict verdict = Verdict::miss;
-  std::string tier;    // "disk" on a hit
+  std::string tier;    // "memory" or "disk" on a hit
   std::string reason;  // for stale / uncacheable / failed / corrupt misses
-  std::string binary;  // the cached binary on a hit
+  std::string binary;  // the cached binary on a hit (empty on a memory hit with an object)
+  MemoryValue memory;  // on a memory hit: the adapter's object (when it has one) and binary
   nlohmann::json remote;  // what the remote tier did (null: not asked)
   nlohmann::json sidecar;
+  // Set when this lookup waited for another thread whose real build of the key failed. An
+  // adapter may report that failure without building; OpenCL builds anyway (see concurrency.md).
+  std::string leader_failure;
+  MemoryScope scope = kNoMemoryScope;
+  std::shared_ptr<LookupClaim> claim;  // released when the lookup ends (or is destroyed)
   Timings timings;
   bool ended = false;
 
@@ -75,7 +100,14 @@ class Engine {
   // program must not be cached (e.g. it expands __TIME__).
   PreparedProgram prepare(ProgramInputs program, const std::filesystem::path& working_dir) const;
 
-  Lookup lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device);
+  Lookup lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device,
+                const LookupContext& context = {});
+
+  // Keeps what the adapter built or loaded for this lookup in the memory tier of its scope. Call
+  // it before loaded()/built(), so that threads waiting for this build find it there.
+  void remember(const Lookup& lookup, MemoryValue value);
+  // The scope (context) is gone: drop its memory-tier entries.
+  void forget_scope(MemoryScope scope);
 
   // The cached binary served the app.
   void loaded(Lookup& lookup, std::uint64_t load_us);
@@ -94,12 +126,19 @@ class Engine {
  private:
   Engine(Settings settings, std::unique_ptr<DiskStore> store);
   void end(Lookup& lookup);  // counts, writes the trace
+  // The steps of lookup(), in order; each returns true when it answered the lookup.
+  bool find_in_memory(Lookup& lookup);
+  bool wait_for_other_thread(Lookup& lookup, const LookupContext& context);
+  bool find_on_disk(Lookup& lookup);
+  bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   nlohmann::json trace_record(const Lookup& lookup) const;
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;
   std::shared_ptr<RemoteTier> remote_;  // null: no remote configured
   std::vector<std::string> env_patterns_;
+  MemoryTier memory_;
+  FlightTable flights_;
 };
 
 }  // namespace jitcache

@@ -39,6 +39,9 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote_lease_ttl", "JITCACHE_REMOTE_LEASE_TTL", "60s", "a build lease expires after this (a crashed builder)"},
     {"remote_lease_wait", "JITCACHE_REMOTE_LEASE_WAIT", "60s",
      "longest wait for another node's build of the same key before building here"},
+    {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256", "entry cap of the in-process memory tier"},
+    {"wait", "JITCACHE_WAIT_MS", "30000",
+     "wait at most this many ms for another thread or process building the same key, then build"},
 };
 
 std::string trim(std::string_view text) {
@@ -187,6 +190,8 @@ Settings load_settings() {
   settings.env_patterns = text("env_keys");
   settings.remote = text("remote");
   settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
+  settings.memory_max_entries = size("memory_max_entries");  // a plain count
+  settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds
   return settings;
 }
 

@@ -44,6 +44,8 @@ struct Settings {
   std::string env_patterns;
   std::string remote;
   std::uint64_t flush_timeout_ms = 0;
+  std::uint64_t memory_max_entries = 0;
+  std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
   std::vector<std::string> problems;      // unparsable values (the default was used instead)

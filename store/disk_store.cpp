@@ -276,8 +276,10 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
     return save_result(SaveStatus::error, "cannot update the size record: " + error.message());
   }
 
-  // Binary first, sidecar last: the sidecar's arrival is the commit.
+  // Binary first, sidecar last: the sidecar's arrival is the commit. A replaced entry is
+  // uncommitted first, so that no crash can pair the old sidecar with the new binary.
   std::string failure;
+  if (before.committed) (void)fileops::remove_file(paths.sidecar);
   if (auto error = fileops::rename_replace(temp_binary, paths.binary)) {
     failure = "cannot move binary into place: " + error.message();
     discard_temps();

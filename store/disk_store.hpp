@@ -9,11 +9,13 @@
 // Every failure is reported, never thrown: the caller degrades to "uncached".
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -70,6 +72,22 @@ struct VerifyProblem {
   std::string problem;
 };
 
+// A held per-key build lock (see DiskStore::lock_key). Move-only; releasing removes the lock file.
+class KeyLock {
+ public:
+  KeyLock();
+  ~KeyLock();
+  KeyLock(KeyLock&&) noexcept;
+  KeyLock& operator=(KeyLock&&) noexcept;
+  bool held() const;
+  void release();
+
+ private:
+  friend class DiskStore;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 class DiskStore {
  public:
   // Creates the root 0700 if missing. Refuses (nullptr + error) a root that is not a directory,
@@ -91,6 +109,13 @@ class DiskStore {
 
   // Deletes an entry (the driver rejected its binary). Returns false when there was none.
   bool remove(const Digest128& key);
+
+  // Cross-process single-flight: takes <root>/locks/<key>.lock, waiting at most `wait` while
+  // another process holds it (builds that key). The holder releases it once its entry is
+  // committed or its build failed; a holder that dies releases it with its file descriptors.
+  // Errors: resource_unavailable_try_again (held by another for the whole wait),
+  // read_only_file_system (read-only store), or the I/O error. Never throws.
+  std::error_code lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock);
 
   // Moves an entry's files to quarantine/ and fixes the accounting.
   void quarantine(const Digest128& key, const std::string& reason);

@@ -28,6 +28,10 @@ inline constexpr std::int64_t kQuarantineKeepNs = 7 * 24 * 3600 * kSecondNs;
 // A save runs a full maintenance pass (age eviction + sweep) at most this often when the store
 // is not over its size limit.
 inline constexpr std::int64_t kMaintenanceIntervalNs = 3600 * kSecondNs;
+
+// Locks the file that `path` names now, even when holders remove and recreate it (key_lock.cpp).
+std::error_code lock_current_file(const std::filesystem::path& path, std::chrono::milliseconds wait,
+                                  fileops::FileLock* out);
 }  // namespace store_detail
 
 struct DiskStore::Impl {

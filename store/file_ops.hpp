@@ -101,6 +101,8 @@ class FileLock {
   static std::error_code acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
                                  FileLock* lock);
   bool held() const { return file_.is_open(); }
+  // The locked file itself (its identity tells a lock file that was replaced since it was opened).
+  std::error_code info(FileInfo* info) const { return file_.info(info); }
 
  private:
   File file_;  // closing it releases the lock

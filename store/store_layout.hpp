@@ -33,6 +33,9 @@ class StoreLayout {
   std::filesystem::path evict_lock() const { return root_ / "evict.lock"; }
   // Its mtime is when the last full maintenance pass (eviction scan + sweep) ran.
   std::filesystem::path maintenance_stamp() const { return root_ / "last_maintenance"; }
+  // Per-key build locks (cross-process single-flight): <root>/locks/<key>.lock
+  std::filesystem::path locks_dir() const { return root_ / "locks"; }
+  std::filesystem::path key_lock(const Digest128& key) const { return locks_dir() / (key.hex() + ".lock"); }
 
   EntryPaths entry(const Digest128& key) const;
   // <root>/quarantine/<key>.<when_ns>.<extension>

@@ -257,6 +257,21 @@ void DiskStore::Impl::sweep_garbage(const StoreScan& scan, std::vector<VerifyPro
     }
   }
 
+  // Build locks whose holder died (a live holder removes its lock file when it releases it).
+  // Removed only while locked here, so no live builder is ever cut off.
+  if (may_remove && !fileops::list_dir(layout.locks_dir(), &names)) {
+    for (const auto& name : names) {
+      const auto path = layout.locks_dir() / name.name;
+      fileops::FileInfo info;
+      if (fileops::stat_nofollow(path, &info) || info.kind != fileops::FileKind::regular) continue;
+      if (now - info.mtime_ns < store_detail::kStaleAfterNs) continue;
+      fileops::FileLock abandoned;
+      if (store_detail::lock_current_file(path, std::chrono::milliseconds(0), &abandoned)) continue;
+      (void)fileops::remove_file(path);
+      note(path, "abandoned build lock");
+    }
+  }
+
   // Quarantined entries are evidence for a while, not forever.
   if (may_remove && !fileops::list_dir(layout.quarantine_dir(), &names)) {
     for (const auto& name : names) {

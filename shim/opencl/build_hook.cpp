@@ -1,5 +1,7 @@
 // clBuildProgram through the cache: key per device, serve a shadow program built from cached
-// binaries on a full hit, otherwise build for real and store what the driver produced.
+// binaries on a full hit, otherwise build for real and store what the driver produced. Single-device
+// builds also keep their shadow in the engine's memory tier (per context), so that the same build
+// again in that context, or by threads that waited for this one, reuses it.
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -22,6 +24,8 @@ namespace {
 struct PendingBuild {
   Engine* engine = nullptr;
   cl_program program = nullptr;
+  cl_context context = nullptr;
+  std::string options;
   std::vector<cl_device_id> devices;
   std::vector<Lookup> lookups;
   Stopwatch watch;
@@ -29,6 +33,43 @@ struct PendingBuild {
   void* app_user_data = nullptr;
   std::atomic<bool> completed{false};
 };
+
+bool uses_memory_tier(const PendingBuild& pending) { return pending.devices.size() == 1; }
+
+// A memory-tier value owning one reference to `shadow`, released when the tier drops it.
+MemoryValue memory_value(cl_program shadow, std::uint64_t bytes, std::uint64_t compile_us) {
+  MemoryValue value;
+  value.object = std::shared_ptr<void>(shadow, [](void* program) { next().clReleaseProgram(static_cast<cl_program>(program)); });
+  value.bytes = bytes;
+  value.compile_us = compile_us;
+  return value;
+}
+
+// A program built from `binaries` (one per device of `pending`), or nullptr with `refusal` set.
+cl_program build_from_binaries(const PendingBuild& pending, const std::vector<const std::string*>& binaries,
+                               std::string* refusal) {
+  std::vector<size_t> lengths;
+  std::vector<const unsigned char*> pointers;
+  for (const std::string* binary : binaries) {
+    lengths.push_back(binary->size());
+    pointers.push_back(reinterpret_cast<const unsigned char*>(binary->data()));
+  }
+  cl_uint count = static_cast<cl_uint>(pending.devices.size());
+  std::vector<cl_int> binary_status(count, CL_SUCCESS);
+  cl_int status = CL_SUCCESS;
+  cl_program shadow = next().clCreateProgramWithBinary(pending.context, count, pending.devices.data(), lengths.data(),
+                                                       pointers.data(), binary_status.data(), &status);
+  if (!shadow || status != CL_SUCCESS) {
+    *refusal = "clCreateProgramWithBinary returned " + std::to_string(status);
+  } else if ((status = next().clBuildProgram(shadow, count, pending.devices.data(), pending.options.c_str(), nullptr,
+                                             nullptr)) != CL_SUCCESS) {
+    *refusal = "clBuildProgram of the binary returned " + std::to_string(status);
+  } else {
+    return shadow;
+  }
+  if (shadow) next().clReleaseProgram(shadow);
+  return nullptr;
+}
 
 // After the real build: store each device's binary, or record the failure.
 void finish_real_build(PendingBuild& pending, bool succeeded) {
@@ -45,22 +86,33 @@ void finish_real_build(PendingBuild& pending, bool succeeded) {
       pending.engine->uncacheable(*lookup.program, lookup.device, "driver returned no binary");
       continue;
     }
+    // Threads that wait for this build find a ready shadow in the memory tier. Not from an async
+    // build's callback, where the driver may not take another build call.
+    if (uses_memory_tier(pending) && !pending.app_notify) {
+      std::string refusal;
+      const std::vector<const std::string*> built = {&binaries[d]};
+      if (cl_program shadow = build_from_binaries(pending, built, &refusal)) {
+        pending.engine->remember(lookup, memory_value(shadow, binaries[d].size(), build_us));
+      }
+    }
     pending.engine->built(lookup, {std::move(binaries[d]), kernel_names, build_log(pending.program, pending.devices[d]),
                                    build_us});
   }
 }
 
+// The async build's record is shared by the driver's callback and the caller; whichever finishes
+// it first (`completed`) ends the lookups, which releases their build locks.
 void CL_CALLBACK on_real_build_done(cl_program program, void* user_data) {
-  auto* pending = static_cast<PendingBuild*>(user_data);
-  try {
-    finish_real_build(*pending, build_succeeded(program, pending->devices));
-  } catch (...) {
+  auto* holder = static_cast<std::shared_ptr<PendingBuild>*>(user_data);
+  std::shared_ptr<PendingBuild> pending = std::move(*holder);
+  delete holder;
+  if (!pending->completed.exchange(true)) {
+    try {
+      finish_real_build(*pending, build_succeeded(program, pending->devices));
+    } catch (...) {
+    }
   }
-  pending->completed = true;
-  BuildNotify notify = pending->app_notify;
-  void* app_data = pending->app_user_data;
-  delete pending;
-  notify(program, app_data);
+  pending->app_notify(program, pending->app_user_data);
 }
 
 cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options) {
@@ -73,40 +125,54 @@ cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options
     finish_real_build(*pending, status == CL_SUCCESS);
     return status;
   }
-  PendingBuild* raw = pending.release();  // owned by the trampoline from here on
-  cl_int status = next().clBuildProgram(raw->program, count, raw->devices.data(), options, on_real_build_done, raw);
-  // A build refused up front may never call back; leaking the small record is the safe choice.
+  std::shared_ptr<PendingBuild> shared(pending.release());
+  auto* holder = new std::shared_ptr<PendingBuild>(shared);
+  cl_int status = next().clBuildProgram(shared->program, count, shared->devices.data(), options, on_real_build_done,
+                                        holder);
+  // Refused up front: the callback may never come (its small holder is then leaked on purpose),
+  // but waiting threads and processes must not wait for this build.
+  if (status != CL_SUCCESS && !shared->completed.exchange(true)) {
+    for (Lookup& lookup : shared->lookups) {
+      shared->engine->failed(lookup, "clBuildProgram returned " + std::to_string(status));
+    }
+  }
   return status;
 }
 
-// Loads every device's cached binary into a shadow program. False: the driver refused them.
-bool serve_from_cache(PendingBuild& pending, cl_context context, const char* options) {
+// Routes the app's program to a shadow: one reference for the app's program to hold.
+void install_shadow(const PendingBuild& pending, cl_program shadow) {
+  if (cl_program old = registry().replace_shadow(pending.program, shadow)) next().clReleaseProgram(old);
+}
+
+// A memory hit with a shadow of this context: the build costs a map lookup and a retain.
+void serve_from_memory(PendingBuild& pending) {
   Stopwatch watch;
-  std::vector<size_t> lengths;
-  std::vector<const unsigned char*> binaries;
-  for (const Lookup& lookup : pending.lookups) {
-    lengths.push_back(lookup.binary.size());
-    binaries.push_back(reinterpret_cast<const unsigned char*>(lookup.binary.data()));
-  }
-  cl_uint count = static_cast<cl_uint>(pending.devices.size());
-  std::vector<cl_int> binary_status(count, CL_SUCCESS);
-  cl_int status = CL_SUCCESS;
-  cl_program shadow = next().clCreateProgramWithBinary(context, count, pending.devices.data(), lengths.data(),
-                                                       binaries.data(), binary_status.data(), &status);
+  Lookup& lookup = pending.lookups.front();
+  cl_program shadow = static_cast<cl_program>(lookup.memory.object.get());
+  next().clRetainProgram(shadow);
+  install_shadow(pending, shadow);
+  pending.engine->loaded(lookup, watch.elapsed_us());
+}
+
+// Loads every device's cached binary into a shadow program. False: the driver refused them.
+bool serve_from_cache(PendingBuild& pending) {
+  Stopwatch watch;
+  std::vector<const std::string*> binaries;
+  for (const Lookup& lookup : pending.lookups) binaries.push_back(&lookup.binary);
   std::string refusal;
-  if (!shadow || status != CL_SUCCESS) {
-    refusal = "clCreateProgramWithBinary returned " + std::to_string(status);
-  } else if ((status = next().clBuildProgram(shadow, count, pending.devices.data(), options, nullptr, nullptr)) !=
-             CL_SUCCESS) {
-    refusal = "clBuildProgram of the binary returned " + std::to_string(status);
-  }
-  if (!refusal.empty()) {
-    if (shadow) next().clReleaseProgram(shadow);
+  cl_program shadow = build_from_binaries(pending, binaries, &refusal);
+  if (!shadow) {
     for (Lookup& lookup : pending.lookups) pending.engine->rejected(lookup, refusal);
     return false;
   }
-  if (cl_program old = registry().replace_shadow(pending.program, shadow)) next().clReleaseProgram(old);
   std::uint64_t load_us = watch.elapsed_us();
+  if (uses_memory_tier(pending)) {
+    Lookup& lookup = pending.lookups.front();
+    next().clRetainProgram(shadow);  // the memory tier's reference
+    std::uint64_t compile_us = lookup.sidecar.value("compile_time_us", std::uint64_t{0});
+    pending.engine->remember(lookup, memory_value(shadow, lookup.binary.size(), compile_us));
+  }
+  install_shadow(pending, shadow);
   for (Lookup& lookup : pending.lookups) pending.engine->loaded(lookup, load_us);
   return true;
 }
@@ -138,6 +204,8 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   auto pending = std::make_unique<PendingBuild>();
   pending->engine = engine;
   pending->program = program;
+  pending->context = tracked->context;
+  pending->options = options ? options : "";
   pending->devices = devices_to_build(program, num_devices, device_list);
   pending->app_notify = pfn_notify;
   pending->app_user_data = user_data;
@@ -150,19 +218,31 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
     return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
   }
 
+  LookupContext context;
+  if (uses_memory_tier(*pending)) {
+    context.memory_scope = reinterpret_cast<MemoryScope>(tracked->context);
+  } else {
+    context.may_wait = false;  // it leads several keys at once: waiting on others could deadlock
+  }
   bool all_hit = true;
   for (cl_device_id device : pending->devices) {
     const OpenClTarget& target = target_of(device);
-    pending->lookups.push_back(engine->lookup(prepared, target.identity, target.name));
+    pending->lookups.push_back(engine->lookup(prepared, target.identity, target.name, context));
     all_hit = all_hit && pending->lookups.back().hit();
   }
-  if (all_hit && serve_from_cache(*pending, tracked->context, options)) {
+  if (all_hit && pending->lookups.front().memory.object) {
+    serve_from_memory(*pending);
+    if (pfn_notify) pfn_notify(program, user_data);
+    return CL_SUCCESS;
+  }
+  if (all_hit && serve_from_cache(*pending)) {
     if (pfn_notify) pfn_notify(program, user_data);  // the program is usable now
     return CL_SUCCESS;
   }
   for (Lookup& lookup : pending->lookups) {
     if (lookup.hit()) {  // another device missed: this device's entry is rebuilt and replaced
       lookup.verdict = Verdict::miss;
+      lookup.tier.clear();
       lookup.reason = "another device of the same build missed";
       lookup.binary.clear();
     }

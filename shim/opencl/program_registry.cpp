@@ -19,6 +19,13 @@ State& state() {
   return *s;
 }
 
+// Programs built from one key in one context share a shadow (the memory tier's); the reverse map
+// names one of them, and only that one's leaving removes it.
+void forget_shadow_of(cl_program shadow, cl_program program) {
+  auto it = state().program_by_shadow.find(shadow);
+  if (it != state().program_by_shadow.end() && it->second == program) state().program_by_shadow.erase(it);
+}
+
 }  // namespace
 
 ProgramRegistry& registry() {
@@ -49,7 +56,7 @@ cl_program ProgramRegistry::replace_shadow(cl_program program, cl_program shadow
   auto it = state().programs.find(program);
   if (it == state().programs.end()) return shadow;  // program gone: caller releases the new one
   cl_program previous = it->second.shadow;
-  if (previous) state().program_by_shadow.erase(previous);
+  if (previous) forget_shadow_of(previous, program);
   it->second.shadow = shadow;
   if (shadow) state().program_by_shadow[shadow] = program;
   return previous;
@@ -90,7 +97,7 @@ std::optional<TrackedProgram> ProgramRegistry::forget(cl_program program) {
   if (it == state().programs.end()) return std::nullopt;
   TrackedProgram tracked = std::move(it->second);
   state().programs.erase(it);
-  if (tracked.shadow) state().program_by_shadow.erase(tracked.shadow);
+  if (tracked.shadow) forget_shadow_of(tracked.shadow, program);
   return tracked;
 }
 
@@ -106,6 +113,12 @@ cl_program ProgramRegistry::forget_kernel(cl_kernel kernel) {
   cl_program program = it->second;
   state().program_by_kernel.erase(it);
   return program;
+}
+
+cl_program ProgramRegistry::program_of_kernel(cl_kernel kernel) const {
+  std::lock_guard lock(state().mutex);
+  auto it = state().program_by_kernel.find(kernel);
+  return it == state().program_by_kernel.end() ? nullptr : it->second;
 }
 
 bool ProgramRegistry::has_kernels(cl_program program) const {

@@ -58,6 +58,7 @@ class ProgramRegistry {
   // app's own program would.
   void track_kernel(cl_kernel kernel, cl_program program);
   cl_program forget_kernel(cl_kernel kernel);  // the program the kernel held, or nullptr
+  cl_program program_of_kernel(cl_kernel kernel) const;  // nullptr when not made from a shadow
   bool has_kernels(cl_program program) const;
 };
 

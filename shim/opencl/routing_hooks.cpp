@@ -82,8 +82,10 @@ cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param
   cl_int status = next().clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
   if (status == CL_SUCCESS && param_name == CL_KERNEL_PROGRAM && param_value &&
       param_value_size >= sizeof(cl_program)) {
+    // A shadow may serve several of the app's programs: the kernel knows which one made it.
     auto* program = static_cast<cl_program*>(param_value);
-    if (cl_program app_program = registry().program_of_shadow(*program)) *program = app_program;
+    if (cl_program app_program = registry().program_of_kernel(kernel)) *program = app_program;
+    else if (cl_program shadow_owner = registry().program_of_shadow(*program)) *program = shadow_owner;
   }
   return status;
 }

@@ -1,0 +1,80 @@
+// Per-key build locks: <root>/locks/<key>.lock, flock'ed by the process that builds the key.
+//
+// The holder removes the file when it releases, so locks do not pile up. A waiter that opened the
+// file before it was removed would otherwise lock a dead inode while a newcomer locks a new file
+// under the same name; so after locking, a waiter checks that the name still leads to the inode
+// it holds, and starts over when it does not.
+#include "store/disk_store.hpp"
+
+#include "store/disk_store_impl.hpp"
+#include "store/file_ops.hpp"
+
+namespace jitcache {
+
+struct KeyLock::State {
+  std::filesystem::path path;
+  fileops::FileLock lock;
+};
+
+KeyLock::KeyLock() = default;
+KeyLock::~KeyLock() { release(); }
+KeyLock::KeyLock(KeyLock&&) noexcept = default;
+KeyLock& KeyLock::operator=(KeyLock&& other) noexcept {
+  if (this != &other) {
+    release();
+    state_ = std::move(other.state_);
+  }
+  return *this;
+}
+
+bool KeyLock::held() const { return state_ && state_->lock.held(); }
+
+void KeyLock::release() {
+  if (!state_) return;
+  // Removed while still locked: nobody can be holding the name's current inode but us.
+  if (state_->lock.held()) (void)fileops::remove_file(state_->path);
+  state_.reset();  // closing the file releases the lock
+}
+
+namespace store_detail {
+
+// Locks `path` as above. Shared by lock_key and the sweep of abandoned lock files.
+std::error_code lock_current_file(const std::filesystem::path& path, std::chrono::milliseconds wait,
+                                  fileops::FileLock* out) {
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    fileops::FileLock lock;
+    if (auto error = fileops::FileLock::acquire(path, std::max(left, std::chrono::milliseconds(0)), &lock)) {
+      return error;
+    }
+    fileops::FileInfo held, named;
+    if (auto error = lock.info(&held)) return error;
+    if (auto error = fileops::stat_nofollow(path, &named)) return error;
+    if (named.kind == fileops::FileKind::regular && named.identity == held.identity) {
+      *out = std::move(lock);
+      return {};
+    }
+    // The holder we waited for removed the file: take the name's new file instead.
+  }
+}
+
+}  // namespace store_detail
+
+std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock) {
+  try {
+    lock->release();
+    if (impl_->limits.read_only) return std::make_error_code(std::errc::read_only_file_system);
+    const auto& layout = impl_->layout;
+    if (auto error = fileops::make_private_dir(layout.locks_dir())) return error;
+    auto state = std::make_unique<KeyLock::State>();
+    state->path = layout.key_lock(key);
+    if (auto error = store_detail::lock_current_file(state->path, wait, &state->lock)) return error;
+    lock->state_ = std::move(state);
+    return {};
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
+}  // namespace jitcache

@@ -1,0 +1,109 @@
+// Single-flight with real apps on the real PoCL driver: many processes cold on one cache, and
+// many threads of one process building the same program. Compiles are counted from the traces:
+// a "miss" verdict is a real build.
+#include <gtest/gtest.h>
+
+#include <future>
+
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, std::string> cache_env(const fs::path& cache, const fs::path& traces) {
+  return {{"LD_PRELOAD", JITCACHE_LIBRARY},     {"JITCACHE_DIR", cache.string()},
+          {"JITCACHE_TRACE", "1"},              {"JITCACHE_TRACE_DIR", traces.string()},
+          {"JITCACHE_WAIT_MS", "300000"},       {"POCL_KERNEL_CACHE", "0"}};
+}
+
+int counter(const fs::path& cache, const char* name) {
+  return nlohmann::json::parse(read_text(cache / "stats.json")).value(name, 0);
+}
+
+RunResult run_plain(const std::vector<std::string>& argv) {
+  RunOptions options;
+  options.env = {{"POCL_KERNEL_CACHE", "0"}};
+  options.unset = {"LD_PRELOAD"};
+  return run(argv, options);
+}
+
+TEST(OpenClSingleFlight, SixteenColdProcessesCompileEachProgramExactlyOnce) {
+  TempDir tmp;
+  const RunResult plain = run_plain({OPENCL_EXAMPLE});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+
+  constexpr int kProcesses = 16;
+  RunOptions options;
+  options.env = cache_env(tmp / "cache", tmp / "traces");
+  std::vector<std::future<RunResult>> running;
+  for (int i = 0; i < kProcesses; ++i) {
+    // PoCL 3.1 with its kernel cache off unpacks a loaded binary into a work folder named after
+    // the binary and removes it afterwards: processes that load the same binary at the same time
+    // under one POCL_CACHE_DIR remove each other's folder (docs/concurrency.md). Each gets its own.
+    RunOptions own = options;
+    own.env["POCL_CACHE_DIR"] = (tmp / ("pocl-" + std::to_string(i))).string();
+    running.push_back(std::async(std::launch::async, [own] { return run({OPENCL_EXAMPLE}, own); }));
+  }
+  for (auto& process : running) {
+    RunResult result = process.get();
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, plain.out);  // every process computed the right results
+  }
+
+  const std::vector<nlohmann::json> traces = read_traces(tmp / "traces");
+  EXPECT_EQ(traces.size(), 2u * kProcesses);
+  std::map<std::string, int> misses_per_key;
+  int hits = 0, waited = 0;
+  for (const auto& trace : traces) {
+    const std::string verdict = trace["verdict"];
+    if (verdict == "miss") ++misses_per_key[trace["key"]];
+    if (verdict == "hit") ++hits;
+    if (trace["timings_us"].value("wait", 0) > 1000) ++waited;  // over 1 ms: waited for a builder
+  }
+  // Two programs: exactly one real build of each across all sixteen processes.
+  EXPECT_EQ(misses_per_key.size(), 2u);
+  for (const auto& [key, misses] : misses_per_key) EXPECT_EQ(misses, 1) << key;
+  EXPECT_EQ(hits, 2 * kProcesses - 2);
+  std::printf("[ counts   ] %d processes: %zu compiles, %d hits, %d lookups waited for a builder\n", kProcesses,
+              misses_per_key.size(), hits, waited);
+}
+
+TEST(OpenClSingleFlight, ThreadsBuildingTheSameProgramShareOneCompileAndTheMemoryTier) {
+  TempDir tmp;
+  constexpr int kThreads = 8;
+  const std::vector<std::string> app = {OPENCL_THREADS, "--threads", std::to_string(kThreads)};
+  const RunResult plain = run_plain(app);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+
+  auto run_cached = [&](const std::string& name, std::map<std::string, int>* tiers) {
+    RunOptions options;
+    options.env = cache_env(tmp / "cache", tmp / name);
+    RunResult result = run(app, options);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out, plain.out);
+    std::vector<nlohmann::json> traces = read_traces(tmp / name);
+    for (const auto& trace : traces) ++(*tiers)[trace["verdict"].get<std::string>() + "/" + trace["tier"].get<std::string>()];
+    return traces.size();
+  };
+
+  // Cold: one thread compiles, the others wait and share its program; the later build in the
+  // same context is a memory-tier lookup.
+  std::map<std::string, int> cold;
+  EXPECT_EQ(run_cached("cold", &cold), static_cast<std::size_t>(kThreads + 1));
+  EXPECT_EQ(cold["miss/"], 1);
+  EXPECT_EQ(cold["hit/memory"], kThreads);
+  EXPECT_EQ(counter(tmp / "cache", "hits_memory"), kThreads);
+  EXPECT_EQ(counter(tmp / "cache", "misses"), 1);
+
+  // Warm: one thread loads the binary from disk, every other build is served from memory.
+  std::map<std::string, int> warm;
+  EXPECT_EQ(run_cached("warm", &warm), static_cast<std::size_t>(kThreads + 1));
+  EXPECT_EQ(warm["hit/disk"], 1);
+  EXPECT_EQ(warm["hit/memory"], kThreads);
+  EXPECT_EQ(warm["miss/"], 0);
+}
+
+}  // namespace
+}  // namespace jitcache::testing

@@ -1,0 +1,121 @@
+// Tests for DiskStore::lock_key, the per-key build lock of cross-process single-flight: one holder
+// at a time (also across processes), a bounded wait, no lock files left behind, and a holder that
+// dies releases it.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "store/disk_store.hpp"
+
+namespace jitcache {
+namespace {
+
+namespace fs = std::filesystem;
+
+class KeyLockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/jitcache-keylock-XXXXXX";
+    ASSERT_TRUE(::mkdtemp(pattern));
+    root_ = pattern;
+    store_ = open(false);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::unique_ptr<DiskStore> open(bool read_only) {
+    StoreLimits limits;
+    limits.read_only = read_only;
+    std::string error;
+    auto store = DiskStore::open(root_ / "cache", limits, &error);
+    EXPECT_TRUE(store) << error;
+    return store;
+  }
+  fs::path lock_file() const { return root_ / "cache" / "locks" / (kKey.hex() + ".lock"); }
+
+  const Digest128 kKey{0x1234, 0x5678};
+  fs::path root_;
+  std::unique_ptr<DiskStore> store_;
+};
+
+TEST_F(KeyLockTest, OneHolderAtATimeAndTheWaitIsBounded) {
+  KeyLock first, second;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &first));
+  EXPECT_TRUE(first.held());
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(20), &second),
+            std::errc::resource_unavailable_try_again);
+  EXPECT_FALSE(second.held());
+  // Another key is independent.
+  KeyLock other;
+  EXPECT_FALSE(store_->lock_key(Digest128{1, 1}, std::chrono::milliseconds(0), &other));
+  first.release();
+  EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &second));
+}
+
+TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
+  {
+    KeyLock lock;
+    ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &lock));
+    EXPECT_TRUE(fs::exists(lock_file()));
+  }
+  EXPECT_FALSE(fs::exists(lock_file()));
+}
+
+TEST_F(KeyLockTest, AnotherProcessWaitsForTheHolderAndGetsTheLockWhenItIsReleased) {
+  int go[2], ready[2];
+  ASSERT_EQ(::pipe(go), 0);
+  ASSERT_EQ(::pipe(ready), 0);
+  // Forked before the parent locks: a child forked while it held the lock would share it.
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  char byte;
+  if (child == 0) {
+    if (::read(go[0], &byte, 1) != 1) _exit(2);
+    auto store = open(false);
+    KeyLock lock;
+    // Busy while the parent holds it; then waits (up to a minute) until the parent lets go.
+    bool busy = store->lock_key(kKey, std::chrono::milliseconds(0), &lock) == std::errc::resource_unavailable_try_again;
+    (void)!::write(ready[1], "r", 1);
+    bool got = !store->lock_key(kKey, std::chrono::minutes(1), &lock);
+    _exit(busy && got ? 0 : 1);
+  }
+  KeyLock held;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &held));
+  ASSERT_EQ(::write(go[1], "g", 1), 1);
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);  // the child has seen the lock busy
+  held.release();  // removes the file the child may be polling: it must find the new one
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  for (int fd : {go[0], go[1], ready[0], ready[1]}) ::close(fd);
+}
+
+TEST_F(KeyLockTest, AHolderThatDiesReleasesTheLock) {
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto store = open(false);
+    KeyLock lock;
+    if (store->lock_key(kKey, std::chrono::milliseconds(0), &lock)) _exit(1);
+    ::kill(::getpid(), SIGKILL);  // dies holding it; the lock file stays behind
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_TRUE(fs::exists(lock_file()));
+  KeyLock lock;
+  EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &lock));
+}
+
+TEST_F(KeyLockTest, ReadOnlyStoreTakesNoLock) {
+  auto read_only = open(true);
+  KeyLock lock;
+  EXPECT_EQ(read_only->lock_key(kKey, std::chrono::milliseconds(0), &lock), std::errc::read_only_file_system);
+  EXPECT_FALSE(lock.held());
+  EXPECT_FALSE(fs::exists(root_ / "cache" / "locks"));
+}
+
+}  // namespace
+}  // namespace jitcache
