@@ -7,6 +7,7 @@
 
 #include "core/background_writer.hpp"
 #include "core/clock.hpp"
+#include "core/entry_hits.hpp"
 #include "core/log.hpp"
 #include "core/stats.hpp"
 #include "core/trace.hpp"
@@ -156,6 +157,7 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
 void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   lookup.timings.load_us = load_us;
   count(counter::hit_disk);
+  count_entry_hit(lookup.key.key.hex());
   std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
   count(counter::time_saved_us, std::max<std::int64_t>(0, compile_us - static_cast<std::int64_t>(load_us)));
   auto finished = std::make_shared<Lookup>(std::move(lookup));
@@ -259,6 +261,7 @@ void Engine::end(Lookup& lookup) {
 void Engine::flush() {
   BackgroundWriter::instance().drain(std::chrono::milliseconds(settings_.flush_timeout_ms));
   flush_stats(store_->root());
+  if (!settings_.read_only) flush_entry_hits(store_->root());
 }
 
 }  // namespace jitcache
