@@ -98,7 +98,7 @@ std::string closeness(const EntryMatch& match) {
   std::string relation = match.same_input ? "same program source" : "same kernels, different source";
   if (!match.same_input && !match.shares_kernels) relation = "similar source";
   return relation + "; " + std::to_string(components.size()) + " of " + std::to_string(match.total_components) +
-         (components.size() == 1 ? " key component differs" : " key components differ");
+         " key components" + (components.size() == 1 ? " differs" : " differ");
 }
 
 void print_human(const fs::path& trace_file, const json& trace, const std::vector<std::string>& kernels,
