@@ -239,6 +239,23 @@ TEST_F(ToolCli, ExplainSaysWhenNothingIsCloseAndWhenItWasAHit) {
       << why.dump(2);
   EXPECT_EQ(tool({"explain"}).exit_code, 2);
   EXPECT_EQ(tool({"explain", (tmp / "missing.json").string()}).exit_code, 1);
+
+  run_example();  // all hits; --last still picks the newest miss, a hit trace says it hit
+  int hit_traces = 0;
+  for (const auto& file : fs::directory_iterator(cache / "traces")) {
+    if (file.path().extension() != ".json" || json::parse(read_text(file.path()))["verdict"] != "hit") continue;
+    ++hit_traces;
+    json hit = tool_json({"explain", file.path().string()});
+    EXPECT_EQ(hit["explanation"].get<std::string>().rfind("hit: served from the disk cache", 0), 0u) << hit.dump(2);
+  }
+  EXPECT_EQ(hit_traces, 2);
+  EXPECT_EQ(explain_last()["verdict"], "miss");
+}
+
+TEST_F(ToolCli, VerifyOfACacheThatDoesNotExistYetIsFine) {
+  RunResult result = tool({"verify"});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_FALSE(fs::exists(cache));  // looking created nothing
 }
 
 TEST_F(ToolCli, RunPassesExitCodeSignalsAndEnvironmentThrough) {

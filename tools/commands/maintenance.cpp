@@ -38,6 +38,16 @@ void forget_removed_entries(DiskStore& store) {
 
 int verify_store(const VerifyOptions& options) {
   const Settings settings = load_settings();
+  std::error_code missing;
+  if (!std::filesystem::exists(settings.dir, missing) && !missing) {  // nothing stored yet: nothing wrong
+    if (options.json) {
+      print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"entries_checked", 0},
+                  {"quarantine", options.quarantine}, {"ok", true}, {"problems", nlohmann::json::array()}});
+    } else {
+      std::printf("No cache at %s yet: nothing to verify\n", settings.dir.c_str());
+    }
+    return 0;
+  }
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/options.quarantine, &error);
   if (!store) return report_error(error);
