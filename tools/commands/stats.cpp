@@ -57,8 +57,8 @@ void print_human(const nlohmann::json& stats) {
   const auto& c = stats["counters"];
   auto n = [&](const char* name) { return std::to_string(c.value(name, std::int64_t{0})); };
   const std::uint64_t bytes = stats["store"]["bytes"], max_bytes = stats["store"]["max_bytes"];
+  std::printf("Cache directory %s\n\n", stats["dir"].get<std::string>().c_str());
   Table table({}, {1});
-  table.add({"Cache directory", stats["dir"].get<std::string>()});
   table.add({"Entries", std::to_string(stats["store"]["entries"].get<std::uint64_t>())});
   table.add({"Size", format_size(bytes), "of " + format_size(max_bytes) +
                                              (max_bytes ? " (" + percent(double(bytes) / double(max_bytes)) + ")" : "")});
