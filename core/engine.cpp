@@ -8,6 +8,7 @@
 
 #include "core/background_writer.hpp"
 #include "core/clock.hpp"
+#include "core/entry_hits.hpp"
 #include "core/log.hpp"
 #include "core/remote_tier.hpp"
 #include "core/stats.hpp"
@@ -283,6 +284,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   count(lookup.tier == "memory"   ? counter::hit_memory
         : lookup.tier == "remote" ? counter::hit_remote
                                   : counter::hit_disk);
+  count_entry_hit(lookup.key.key.hex());
   std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
   count(counter::time_saved_us, std::max<std::int64_t>(0, compile_us - static_cast<std::int64_t>(load_us)));
   if (lookup.claim) {
@@ -418,6 +420,7 @@ void Engine::end(Lookup& lookup) {
 void Engine::flush() {
   BackgroundWriter::instance().drain(std::chrono::milliseconds(settings_.flush_timeout_ms));
   flush_stats(store_->root());
+  if (!settings_.read_only) flush_entry_hits(store_->root());
 }
 
 }  // namespace jitcache

@@ -1,0 +1,34 @@
+#include "tools/lib/tool_store.hpp"
+
+namespace jitcache::tool {
+
+std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error) {
+  StoreLimits limits;
+  limits.max_size = settings.max_size;
+  limits.max_age_s = settings.max_age_s;
+  limits.min_entry_size = settings.min_entry_size;
+  limits.max_entry_size = settings.max_entry_size;
+  limits.read_only = !writable || settings.read_only;
+  return DiskStore::open(settings.dir, limits, error);
+}
+
+std::optional<EntryInfo> find_entry(DiskStore& store, const std::string& prefix, std::string* error) {
+  std::string wanted;
+  for (char c : prefix) wanted += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (wanted.size() < 4 || wanted.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    *error = "'" + prefix + "' is not a key: give at least 4 hex digits of one (see `jitcache ls`)";
+    return std::nullopt;
+  }
+  std::optional<EntryInfo> found;
+  int matches = 0;
+  for (EntryInfo& entry : store.list()) {
+    if (entry.key.hex().rfind(wanted, 0) != 0) continue;
+    ++matches;
+    found = std::move(entry);
+  }
+  if (matches == 0) *error = "no entry with a key starting with " + wanted;
+  if (matches > 1) *error = std::to_string(matches) + " entries have keys starting with " + wanted + "; give more digits";
+  return matches == 1 ? found : std::nullopt;
+}
+
+}  // namespace jitcache::tool

@@ -1,0 +1,20 @@
+// The store as the tool sees it: opened with the effective settings, read-only for commands that
+// only look (so that looking never creates a cache directory), and entries found by key prefix.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/settings.hpp"
+#include "store/disk_store.hpp"
+
+namespace jitcache::tool {
+
+// nullptr and `error` set when the directory is unusable (wrong owner, permissions, not a dir).
+std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error);
+
+// The one entry whose key starts with `prefix` (at least 4 hex digits). Errors: none, ambiguous.
+std::optional<EntryInfo> find_entry(DiskStore& store, const std::string& prefix, std::string* error);
+
+}  // namespace jitcache::tool

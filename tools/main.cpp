@@ -1,0 +1,59 @@
+// jitcache: the command line tool. Each subcommand lives in commands/<name>.cpp.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <vector>
+
+#include "tools/commands/command.hpp"
+
+namespace jitcache::tool {
+
+int report_error(const std::string& message, int exit_code) {
+  std::fprintf(stderr, "jitcache: error: %s\n", message.c_str());
+  return exit_code;
+}
+
+void print_json(const nlohmann::json& value) {
+  std::cout << value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
+
+}  // namespace jitcache::tool
+
+int main(int argc, char** argv) {
+  using namespace jitcache::tool;
+  CLI::App app{"jitcache: a persistent cache for OpenCL and Level Zero JIT compilation.\n"
+               "Settings come from the environment (JITCACHE_*), <dir>/jitcache.conf and defaults;\n"
+               "`jitcache config` shows them. Docs: docs/cli.md."};
+  app.name("jitcache");
+  app.require_subcommand(1);
+  app.fallthrough();  // `jitcache ls --dir X` works like `jitcache --dir X ls`
+  app.prefix_command();  // keeps `jitcache run ... app args` unparsed; other commands refuse leftovers
+  std::string dir;
+  app.add_option("--dir", dir, "cache directory (overrides JITCACHE_DIR)");
+
+  std::vector<Command> commands = {
+      add_run_command(app),    add_stats_command(app), add_ls_command(app),
+      add_show_command(app),   add_verify_command(app), add_evict_command(app),
+      add_clear_command(app),  add_config_command(app), add_explain_command(app),
+  };
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (!dir.empty()) ::setenv("JITCACHE_DIR", dir.c_str(), 1);
+  for (const Command& command : commands) {
+    if (!command.cli->parsed()) continue;
+    if (command.cli->get_name() != "run" && !app.remaining().empty()) {
+      return report_error("unexpected argument '" + app.remaining().front() + "' (see jitcache " +
+                              command.cli->get_name() + " --help)",
+                          2);
+    }
+    try {
+      return command.run();
+    } catch (const std::exception& e) {
+      return report_error(e.what());
+    }
+  }
+  return report_error("no command given (see jitcache --help)", 2);
+}
