@@ -3,11 +3,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "tools/commands/command.hpp"
+#include "shim/linux/injection_choice.hpp"
 #include "tools/lib/injection.hpp"
 
 namespace jitcache::tool {
@@ -38,9 +40,10 @@ int run_app(const RunOptions& options, std::vector<std::string> argv) {
 
   LibraryLookup library = find_shim_library(tool_directory());
   if (!library.found) return report_error("run: " + library.error, kToolFailure);
-  for (const auto& [name, value] : plan_injection(*library.found, std::getenv("LD_PRELOAD")).env) {
-    ::setenv(name.c_str(), value.c_str(), 1);
-  }
+  InjectionPlan plan =
+      plan_injection(*library.found, std::getenv("LD_PRELOAD"), std::getenv("OPENCL_LAYERS"), jitcache::find_opencl_loader());
+  if (options.log == "info" || options.log == "debug") std::fprintf(stderr, "jitcache: %s\n", plan.reason.c_str());
+  for (const auto& [name, value] : plan.env) ::setenv(name.c_str(), value.c_str(), 1);
 
   std::vector<char*> args;
   for (std::string& arg : argv) args.push_back(arg.data());

@@ -1,5 +1,7 @@
 #include "tools/lib/injection.hpp"
 
+#include "shim/linux/injection_choice.hpp"
+
 #include <cstdlib>
 #include <sstream>
 
@@ -45,7 +47,8 @@ LibraryLookup find_shim_library(const fs::path& tool_dir) {
   return lookup;
 }
 
-InjectionPlan plan_injection(const fs::path& library, const char* current_ld_preload) {
+InjectionPlan plan_injection(const fs::path& library, const char* current_ld_preload, const char* current_layers,
+                             const std::optional<fs::path>& opencl_loader) {
   // ld.so accepts ':' and ' ' as separators; keep the user's entries in their order.
   std::string preload = current_ld_preload ? current_ld_preload : "";
   bool present = false;
@@ -59,7 +62,11 @@ InjectionPlan plan_injection(const fs::path& library, const char* current_ld_pre
     }
   }
   if (!present) preload += (preload.empty() ? "" : ":") + library.string();
-  return {{{"LD_PRELOAD", preload}}};
+  InjectionPlan plan{{{"LD_PRELOAD", preload}}, ""};
+  jitcache::InjectionPlan opencl = jitcache::plan_injection(library, opencl_loader, current_layers, nullptr);
+  if (opencl.method == Injection::icd_layer) plan.env.emplace_back(opencl.variable, opencl.value);
+  plan.reason = opencl.reason;
+  return plan;
 }
 
 fs::path tool_directory() {

@@ -1,6 +1,8 @@
 // How `jitcache run` gets the cache into an app: find libjitcache.so, then decide which
-// environment variables inject it. The choice lives in plan_injection() alone, so another
-// mechanism (an OpenCL ICD layer through OPENCL_LAYERS) can take over in one place.
+// environment variables inject it. LD_PRELOAD always (Level Zero, and OpenCL with loaders that
+// have no layers); OPENCL_LAYERS too when the ICD loader supports layers, so OpenCL calls through
+// dlopen'ed loaders are cached as well. With both, the layer owns the OpenCL hooks and the
+// preloaded exports only forward (docs/opencl-coverage.md).
 #pragma once
 
 #include <filesystem>
@@ -28,10 +30,14 @@ LibraryLookup find_shim_library(const std::filesystem::path& tool_dir);
 // The variables to set in the app's environment.
 struct InjectionPlan {
   std::vector<std::pair<std::string, std::string>> env;
+  std::string reason;  // why OPENCL_LAYERS is or is not set
 };
 
-// LD_PRELOAD gets the library appended to what is already there (kept, and not repeated).
-InjectionPlan plan_injection(const std::filesystem::path& library, const char* current_ld_preload);
+// LD_PRELOAD gets the library appended to what is already there (kept, and not repeated);
+// OPENCL_LAYERS gets it prepended when `opencl_loader` supports layers.
+InjectionPlan plan_injection(const std::filesystem::path& library, const char* current_ld_preload,
+                             const char* current_layers = nullptr,
+                             const std::optional<std::filesystem::path>& opencl_loader = std::nullopt);
 
 // Directory of the running executable (/proc/self/exe).
 std::filesystem::path tool_directory();
