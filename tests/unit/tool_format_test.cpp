@@ -3,6 +3,10 @@
 #include "tools/lib/format.hpp"
 #include "tools/lib/injection.hpp"
 
+#include <unistd.h>
+
+#include <fstream>
+
 namespace jitcache::tool {
 namespace {
 
@@ -43,6 +47,32 @@ TEST(ToolInjection, LibraryIsLookedForNextToTheToolThenInTheBuildTreeThenLibdir)
   EXPECT_EQ(candidates[0], "/prefix/bin/libjitcache.so");
   EXPECT_EQ(candidates[1].lexically_normal(), "/prefix/shim/libjitcache.so");
   EXPECT_EQ(candidates[2].parent_path().parent_path().lexically_normal().string().substr(0, 7), "/prefix");
+}
+
+}  // namespace
+}  // namespace jitcache::tool
+
+namespace jitcache::tool {
+namespace {
+
+TEST(ToolInjection, LayersAreAddedOnlyWhenTheLoaderSupportsThem) {
+  const std::filesystem::path lib = "/opt/jitcache/lib/libjitcache.so";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path();
+  const std::filesystem::path with = dir / ("loader-with-layers-" + std::to_string(::getpid()));
+  const std::filesystem::path without = dir / ("loader-without-layers-" + std::to_string(::getpid()));
+  std::ofstream(with) << "...OPENCL_LAYERS...";
+  std::ofstream(without) << "...nothing...";
+
+  InjectionPlan layered = plan_injection(lib, nullptr, "/other/layer.so", with);
+  ASSERT_EQ(layered.env.size(), 2u);
+  EXPECT_EQ(layered.env[0], std::make_pair(std::string("LD_PRELOAD"), lib.string()));  // Level Zero
+  EXPECT_EQ(layered.env[1], std::make_pair(std::string("OPENCL_LAYERS"), lib.string() + ":/other/layer.so"));
+
+  InjectionPlan preload_only = plan_injection(lib, nullptr, nullptr, without);
+  ASSERT_EQ(preload_only.env.size(), 1u);
+  EXPECT_EQ(preload_only.env[0].first, "LD_PRELOAD");
+  std::filesystem::remove(with);
+  std::filesystem::remove(without);
 }
 
 }  // namespace
