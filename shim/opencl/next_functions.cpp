@@ -1,7 +1,5 @@
 #include "shim/opencl/next_functions.hpp"
 
-#include <dlfcn.h>
-
 #include <mutex>
 
 namespace jitcache::opencl {
@@ -10,9 +8,9 @@ namespace {
 NextFunctions g_next;
 std::once_flag g_resolved;
 
-void resolve_with_rtld_next() {
+void resolve_real_functions() {
 #define JITCACHE_RESOLVE(name) \
-  if (!g_next.name) g_next.name = reinterpret_cast<decltype(&::name)>(::dlsym(RTLD_NEXT, #name));
+  if (!g_next.name) g_next.name = reinterpret_cast<decltype(&::name)>(find_real_function(#name));
   JITCACHE_OPENCL_FUNCTIONS(JITCACHE_RESOLVE)
 #undef JITCACHE_RESOLVE
 }
@@ -20,13 +18,13 @@ void resolve_with_rtld_next() {
 }  // namespace
 
 const NextFunctions& next() {
-  std::call_once(g_resolved, resolve_with_rtld_next);
+  std::call_once(g_resolved, resolve_real_functions);
   return g_next;
 }
 
 void set_next_functions(const NextFunctions& functions) {
   g_next = functions;
-  std::call_once(g_resolved, [] {});  // a layer's table wins over RTLD_NEXT
+  std::call_once(g_resolved, [] {});  // a layer's table wins over the real loader
 }
 
 }  // namespace jitcache::opencl

@@ -1,5 +1,6 @@
-// The functions the hooks forward to: the real loader's (preload, found with dlsym(RTLD_NEXT))
-// or the next layer's dispatch table (ICD layer). Hooks never call OpenCL by name.
+// The functions the hooks forward to: the real loader's (found by the platform's
+// find_real_function) or the next layer's dispatch table (ICD layer). Hooks never call OpenCL by
+// name.
 #pragma once
 
 #include "shim/opencl/opencl_api.hpp"
@@ -29,7 +30,11 @@ struct NextFunctions {
 #undef JITCACHE_DECLARE_POINTER
 };
 
-// The table in use. Filled on first use from dlsym(RTLD_NEXT) unless set_next_functions() ran.
+// The real OpenCL loader's function of that name, or nullptr. One per platform:
+// shim/linux (dlsym(RTLD_NEXT)), shim/windows (GetProcAddress on OpenCL.dll).
+void* find_real_function(const char* name);
+
+// The table in use. Filled on first use from find_real_function unless set_next_functions() ran.
 const NextFunctions& next();
 void set_next_functions(const NextFunctions& functions);
 
