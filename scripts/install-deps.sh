@@ -6,6 +6,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 pocl-opencl-icd clinfo clblast-tests
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
+  g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
