@@ -38,7 +38,7 @@ class WineInjection : public ::testing::Test {
   }
 
   static RunResult wine(std::vector<std::string> argv, std::map<std::string, std::string> env) {
-    argv.insert(argv.begin(), {"timeout", "-k", "10", kWineTimeout, WINE64});
+    argv.insert(argv.begin(), {TIMEOUT_COMMAND, "-k", "10", kWineTimeout, WINE64});
     RunOptions options;
     options.env = wine_env();
     for (auto& [name, value] : env) options.env[name] = value;
