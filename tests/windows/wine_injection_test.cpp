@@ -104,6 +104,43 @@ TEST_F(WineInjection, LauncherReturnsTheAppsExitCode) {
   EXPECT_EQ(result.exit_code, 1) << result.err;
 }
 
+TEST_F(WineInjection, UnloadableDllWarnsOnceAndRunsTheAppUncached) {
+  RunResult plain = run_plain(OPENCL_EXAMPLE_EXE);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  std::vector<std::string> argv = example(OPENCL_EXAMPLE_EXE);
+  argv.insert(argv.begin(), JITCACHE_RUN);
+  RunResult result = wine(argv, {{"JITCACHE_DIR", cache.string()},
+                                 {"JITCACHE_DLL", (tmp / "missing" / "jitcache.dll").string()}});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, plain.out);
+  EXPECT_NE(result.err.find("the app runs uncached"), std::string::npos) << result.err;
+  EXPECT_FALSE(fs::exists(cache));  // nothing of jitcache ran in the app
+}
+
+// Without JITCACHE_DIR the cache goes to %LOCALAPPDATA%\jitcache, which Wine keeps at
+// <prefix>/drive_c/users/<user>/AppData/Local.
+TEST_F(WineInjection, DefaultRootIsLocalAppData) {
+  const fs::path users = fs::path(WINE_PREFIX) / "drive_c" / "users";
+  auto default_roots = [&users] {
+    std::vector<fs::path> roots;
+    std::error_code ec;
+    for (const auto& user : fs::directory_iterator(users, ec)) {
+      if (fs::exists(user.path() / "AppData" / "Local" / "jitcache")) {
+        roots.push_back(user.path() / "AppData" / "Local" / "jitcache");
+      }
+    }
+    return roots;
+  };
+  for (const fs::path& root : default_roots()) fs::remove_all(root);
+
+  RunResult result = wine({JITCACHE_RUN, OPENCL_EXAMPLE_EXE, "--kernels", EXAMPLE_KERNELS}, {});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<fs::path> roots = default_roots();
+  ASSERT_EQ(roots.size(), 1u);
+  EXPECT_EQ(entry_binaries(roots.front()).size(), 2u);
+  fs::remove_all(roots.front());
+}
+
 // The same store format on both systems: the Linux store code opens the cache written by
 // jitcache.dll, finds every entry intact, and loads each one.
 TEST_F(WineInjection, LinuxStoreReadsTheCacheWrittenOnWindows) {
