@@ -1,12 +1,12 @@
 #include "core/background_writer.hpp"
 
-#include <pthread.h>
-
 #include <condition_variable>
 #include <deque>
 #include <mutex>
 #include <new>
 #include <thread>
+
+#include "core/platform.hpp"
 
 namespace jitcache {
 namespace {
@@ -51,11 +51,12 @@ void unlock_after_fork() { g_state->mutex.unlock(); }
 BackgroundWriter& BackgroundWriter::instance() {
   static BackgroundWriter writer;
   static std::once_flag fork_handlers;
-  std::call_once(fork_handlers, [] { pthread_atfork(lock_for_fork, unlock_after_fork, reset_in_child); });
+  std::call_once(fork_handlers, [] { platform::at_fork(lock_for_fork, unlock_after_fork, reset_in_child); });
   return writer;
 }
 
 void BackgroundWriter::post(Job job) {
+  if (!platform::worker_threads_outlive_exit()) return job();
   std::unique_lock lock(g_state->mutex);
   if (!g_state->running) {
     try {

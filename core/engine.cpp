@@ -1,8 +1,5 @@
 #include "core/engine.hpp"
 
-#include <pthread.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdlib>
 
@@ -10,12 +7,14 @@
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
+#include "core/platform.hpp"
 #include "core/remote_tier.hpp"
 #include "core/stats.hpp"
 #include "core/trace.hpp"
 #include "hashing/environment.hpp"
 #include "hashing/include_scan.hpp"
 #include "store/disk_store.hpp"
+#include "store/file_ops.hpp"
 
 namespace jitcache {
 namespace {
@@ -24,11 +23,7 @@ constexpr std::size_t kBuildLogExcerpt = 4096;
 
 Engine* g_engine = nullptr;
 
-std::string executable_path() {
-  char path[4096];
-  ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
-}
+std::string executable_path() { return platform::executable_path(); }
 
 // Programs whose text expands to something different on every build cannot be cached.
 std::string time_dependence(const std::string& source) {
@@ -127,7 +122,7 @@ Engine* Engine::instance() {
     g_engine = create_engine([](Settings s, std::unique_ptr<DiskStore> d) { return new Engine(std::move(s), std::move(d)); });
     if (g_engine) {
       std::atexit(flush_at_exit);
-      pthread_atfork(nullptr, nullptr, [] { g_engine->flights_.reset_after_fork(); });
+      platform::at_fork(nullptr, nullptr, [] { g_engine->flights_.reset_after_fork(); });
     }
     return g_engine;
   }();
@@ -381,7 +376,7 @@ void Engine::failed(Lookup& lookup, const std::string& reason) {
 void Engine::uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason) {
   count(counter::uncacheable_prefix + counter_slug(reason));
   if (!settings_.trace) return;
-  nlohmann::json record = {{"time", iso8601_now()},   {"pid", ::getpid()}, {"api", to_string(program.api)},
+  nlohmann::json record = {{"time", iso8601_now()},   {"pid", fileops::current_process_id()}, {"api", to_string(program.api)},
                            {"kind", to_string(program.kind)}, {"device", device}, {"verdict", "uncacheable"},
                            {"reason", reason}};
   BackgroundWriter::instance().post([dir = settings_.trace_dir, record] { write_trace(dir, record, nullptr); });
@@ -391,7 +386,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
   nlohmann::json key = lookup.key.to_json();
   return {
       {"time", iso8601_now()},
-      {"pid", ::getpid()},
+      {"pid", fileops::current_process_id()},
       {"process", executable_path()},
       {"api", to_string(lookup.program->api)},
       {"kind", to_string(lookup.program->kind)},

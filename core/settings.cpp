@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "core/platform.hpp"
+
 namespace jitcache {
 namespace {
 
@@ -63,9 +65,7 @@ const char* env_or_null(const char* name) {
 }
 
 std::filesystem::path default_root() {
-  if (const char* xdg = env_or_null("XDG_CACHE_HOME")) return std::filesystem::path(xdg) / "jitcache";
-  if (const char* home = env_or_null("HOME")) return std::filesystem::path(home) / ".cache" / "jitcache";
-  return std::filesystem::path("/tmp") / "jitcache";
+  return platform::default_cache_root();
 }
 
 std::map<std::string, std::string> read_config_file(const std::filesystem::path& file) {

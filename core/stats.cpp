@@ -1,14 +1,12 @@
 #include "core/stats.hpp"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <mutex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+
+#include "store/file_ops.hpp"
 
 namespace jitcache {
 namespace {
@@ -18,23 +16,17 @@ CounterMap g_pending;
 
 std::filesystem::path stats_file(const std::filesystem::path& root) { return root / "stats.json"; }
 
-// Holds an exclusive flock on <root>/stats.lock for its lifetime.
+// An exclusive lock on <root>/stats.lock (the store's portable FileLock). The holder only
+// reads and rewrites one small file, so a long wait means a stuck holder: give up after it.
 class StatsLock {
  public:
-  explicit StatsLock(const std::filesystem::path& root)
-      : fd_(::open((root / "stats.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) {
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) {
-      ::close(fd_);
-      fd_ = -1;
-    }
+  explicit StatsLock(const std::filesystem::path& root) {
+    fileops::FileLock::acquire(root / "stats.lock", std::chrono::seconds(10), &lock_);
   }
-  ~StatsLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  bool held() const { return fd_ >= 0; }
+  bool held() const { return lock_.held(); }
 
  private:
-  int fd_;
+  fileops::FileLock lock_;
 };
 
 CounterMap parse(const std::filesystem::path& file) {
@@ -51,7 +43,7 @@ CounterMap parse(const std::filesystem::path& file) {
 
 bool write_atomically(const std::filesystem::path& file, const CounterMap& counters) {
   std::filesystem::path tmp = file;
-  tmp += ".tmp." + std::to_string(::getpid());
+  tmp += ".tmp." + std::to_string(fileops::current_process_id());
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << nlohmann::json(counters).dump(2) << '\n';

@@ -1,12 +1,11 @@
 #include "core/trace.hpp"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <fstream>
 
 #include "core/clock.hpp"
 #include "hashing/digest.hpp"
+#include "store/file_ops.hpp"
 
 namespace jitcache {
 namespace {
@@ -59,7 +58,7 @@ std::filesystem::path write_trace(const std::filesystem::path& dir, nlohmann::js
     record["format"] = "BinaryCacheTrace";
     record["trace_schema"] = kTraceSchemaVersion;
     if (program && record.contains("components")) attach_input_copy(dir, record, *program);
-    std::filesystem::path file = dir / (timestamp_for_file_name() + "-" + std::to_string(::getpid()) + "-" +
+    std::filesystem::path file = dir / (timestamp_for_file_name() + "-" + std::to_string(fileops::current_process_id()) + "-" +
                                         std::to_string(g_sequence++) + ".json");
     return write_file(file, record.dump(2) + "\n") ? file : std::filesystem::path();
   } catch (...) {

@@ -1,5 +1,5 @@
-// The only file in hashing/ with platform calls (dladdr, dl_iterate_phdr, stat); the ELF reader
-// itself is portable file I/O.
+// Portable part of the compiler identity: the ELF build-id reader (plain file I/O) and the memo.
+// Module lookup and file times are in compiler_identity_posix.cpp / compiler_identity_win32.cpp.
 #include "hashing/compiler_identity.hpp"
 
 #include <algorithm>
@@ -11,14 +11,7 @@
 #include <optional>
 #include <string_view>
 
-#ifndef _WIN32
-#include <dlfcn.h>
-#include <link.h>
-#include <sys/stat.h>
-
-#include <climits>
-#include <cstdlib>
-#endif
+#include "hashing/compiler_identity_platform.hpp"
 
 namespace jitcache {
 namespace {
@@ -181,50 +174,6 @@ std::string build_id_in_table(BoundedFile& file, const ElfFormat& format, const 
   return {};
 }
 
-// ---- Library identity -----------------------------------------------------------------------
-
-// Backends whose version decides codegen, by file-name prefix:
-//   libLLVM, libclang                      LLVM-based compilers (Mesa, POCL, ROCm, oneAPI)
-//   libigc, libigdfcl                      Intel Graphics Compiler and its frontend
-//   libnvidia-ptxjitcompiler, -compiler,   NVIDIA PTX JIT, OpenCL compiler, NVVM
-//   libnvidia-nvvm
-//   libamd_comgr                           AMD code-object manager (ROCm)
-//   libpocl-devices                        POCL device drivers
-constexpr std::array<std::string_view, 9> kCompilerLibraryPrefixes = {
-    "libLLVM",          "libclang",     "libigc",          "libigdfcl",      "libnvidia-ptxjitcompiler",
-    "libnvidia-compiler", "libnvidia-nvvm", "libamd_comgr", "libpocl-devices"};
-
-bool is_compiler_library(std::string_view path) {
-  const std::size_t slash = path.find_last_of('/');
-  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
-  return std::any_of(kCompilerLibraryPrefixes.begin(), kCompilerLibraryPrefixes.end(),
-                     [name](std::string_view prefix) { return name.substr(0, prefix.size()) == prefix; });
-}
-
-#ifndef _WIN32
-std::string real_path_or_same(const char* path) {
-  char resolved[PATH_MAX];
-  return ::realpath(path, resolved) != nullptr ? std::string(resolved) : std::string(path);
-}
-
-// size and mtime; false (and zeros) when the file cannot be stat'ed.
-bool stat_into(LibraryIdentity& identity) {
-  struct stat info {};
-  if (::stat(identity.path.c_str(), &info) != 0) return false;
-  identity.size = static_cast<std::uint64_t>(info.st_size);
-  identity.mtime_ns = static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
-  return true;
-}
-
-int collect_compiler_library(dl_phdr_info* info, std::size_t, void* data) {
-  auto* paths = static_cast<std::vector<std::string>*>(data);
-  if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' && is_compiler_library(info->dlpi_name)) {
-    paths->push_back(real_path_or_same(info->dlpi_name));
-  }
-  return 0;
-}
-#endif
-
 }  // namespace
 
 std::string read_build_id(const std::string& path) {
@@ -244,20 +193,6 @@ std::string read_build_id(const std::string& path) {
   return build_id;
 }
 
-#ifdef _WIN32
-// Windows port pending: no module lookup yet, so the key falls back to driver version strings.
-std::string library_containing(const void*) { return {}; }
-LibraryIdentity identify_library(const std::string& path) { return LibraryIdentity{path, {}, 0, 0}; }
-std::vector<std::string> loaded_compiler_libraries() { return {}; }
-#else
-
-std::string library_containing(const void* address) {
-  Dl_info info{};
-  if (address == nullptr || ::dladdr(address, &info) == 0) return {};
-  if (info.dli_fname == nullptr || info.dli_fname[0] == '\0') return {};
-  return real_path_or_same(info.dli_fname);
-}
-
 // Memoized for the life of the process: the mapped library cannot change under us, and
 // reading build-ids of large libraries (libLLVM is 100+ MB) on every build would be wasteful.
 // A file that cannot be stat'ed is not remembered, so it is looked at again next time.
@@ -272,19 +207,9 @@ LibraryIdentity identify_library(const std::string& path) {
   LibraryIdentity identity;
   identity.path = path;
   identity.build_id = read_build_id(path);  // outside the lock: may read a large file
-  if (!stat_into(identity)) return identity;
+  if (!read_size_and_mtime(identity)) return identity;
   std::lock_guard lock(*mutex);
   return known->emplace(path, std::move(identity)).first->second;
 }
-
-std::vector<std::string> loaded_compiler_libraries() {
-  std::vector<std::string> paths;
-  ::dl_iterate_phdr(collect_compiler_library, &paths);
-  std::sort(paths.begin(), paths.end());
-  paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
-  return paths;
-}
-
-#endif
 
 }  // namespace jitcache

@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
   libssl-dev redis-server
+  g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -1,6 +1,6 @@
 #include "store/remote_store.hpp"
 
-#include <unistd.h>
+#include "store/file_ops.hpp"
 
 #include <mutex>
 #include <random>
@@ -61,14 +61,14 @@ const char* to_string(RemoteStatus status) {
 std::string new_lease_token() {
   std::random_device random;
   std::uniform_int_distribution<std::uint64_t> bits;
-  std::mt19937_64 mix(random() ^ (std::uint64_t(::getpid()) << 32));
+  std::mt19937_64 mix(random() ^ (fileops::current_process_id() << 32));
   return Digest128{bits(mix), bits(mix) ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())}.hex();
 }
 
 struct RemoteStore::State {
   std::timed_mutex mutex;  // timed: a child forked mid-call inherits it locked; never wait unbounded
   std::unique_ptr<RedisConnection> connection;
-  pid_t owner = ::getpid();
+  std::uint64_t owner = fileops::current_process_id();
   Clock::time_point skip_until{};
   std::string last_failure;
   bool disabled = false;
@@ -88,9 +88,9 @@ RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&)
     return result(RemoteStatus::skipped, "connection busy");
   }
   if (state.disabled) return result(RemoteStatus::skipped, "remote off: " + state.last_failure);
-  if (state.owner != ::getpid()) {  // forked: the socket belongs to the parent
+  if (state.owner != fileops::current_process_id()) {  // forked: the socket belongs to the parent
     state.connection.reset();
-    state.owner = ::getpid();
+    state.owner = fileops::current_process_id();
   }
   if (Clock::now() < state.skip_until) return result(RemoteStatus::skipped, "backing off after: " + state.last_failure);
 

@@ -1,15 +1,13 @@
 #include "shim/opencl/next_functions.hpp"
 
-#include <dlfcn.h>
-
 #include <atomic>
 
 namespace jitcache::opencl {
 namespace {
 
-NextFunctions resolve_with_rtld_next() {
+NextFunctions resolve_real_functions() {
   NextFunctions functions;
-#define JITCACHE_RESOLVE(name) functions.name = reinterpret_cast<decltype(&::name)>(::dlsym(RTLD_NEXT, #name));
+#define JITCACHE_RESOLVE(name) functions.name = reinterpret_cast<decltype(&::name)>(find_real_function(#name));
   JITCACHE_OPENCL_FUNCTIONS(JITCACHE_RESOLVE)
 #undef JITCACHE_RESOLVE
   return functions;
@@ -21,7 +19,7 @@ std::atomic<const NextFunctions*> g_layer_target{nullptr};
 }  // namespace
 
 const NextFunctions& loader_functions() {
-  static const NextFunctions* functions = new NextFunctions(resolve_with_rtld_next());
+  static const NextFunctions* functions = new NextFunctions(resolve_real_functions());
   return *functions;
 }
 

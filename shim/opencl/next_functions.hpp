@@ -1,5 +1,6 @@
-// The functions the hooks forward to: the real loader's (preload, found with dlsym(RTLD_NEXT))
-// or the layer's target dispatch table (ICD layer). Hooks never call OpenCL by name.
+// The functions the hooks forward to: the real loader's (found by the platform's
+// find_real_function) or the next layer's dispatch table (ICD layer). Hooks never call OpenCL by
+// name.
 #pragma once
 
 #include "shim/opencl/opencl_api.hpp"
@@ -32,8 +33,12 @@ struct NextFunctions {
 #undef JITCACHE_DECLARE_POINTER
 };
 
+// The real OpenCL loader's function of that name, or nullptr. One per platform:
+// shim/linux (dlsym(RTLD_NEXT)), shim/windows (GetProcAddress on OpenCL.dll).
+void* find_real_function(const char* name);
+
 // What the hooks call: the layer's target table once a layer was initialised, else the loader's
-// exports behind this library (dlsym(RTLD_NEXT), resolved on first use).
+// exports behind this library (find_real_function, resolved on first use).
 const NextFunctions& next();
 
 // The loader's exports behind this library, whatever the layer does: what the preload exports

@@ -1,0 +1,26 @@
+// The few things core needs that differ between operating systems. platform_posix.cpp and
+// platform_win32.cpp implement them; nothing else in core/ calls the OS directly.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace jitcache::platform {
+
+// The cache root when neither JITCACHE_DIR nor a config names one:
+// POSIX $XDG_CACHE_HOME/jitcache, else ~/.cache/jitcache; Windows %LOCALAPPDATA%\jitcache.
+std::filesystem::path default_cache_root();
+
+// The running program's path (UTF-8), or empty.
+std::string executable_path();
+
+// Runs `prepare` before fork() and `parent`/`child` after it in each process. No-op without fork.
+void at_fork(void (*prepare)(), void (*parent)(), void (*child)());
+
+// False where the OS stops worker threads before the library's exit handlers run (Windows:
+// ExitProcess ends every other thread, then calls DllMain). Without that guarantee a queued
+// store could be lost at exit or a half-finished one could deadlock the flush, so the
+// background writer runs jobs on the caller's thread instead.
+bool worker_threads_outlive_exit();
+
+}  // namespace jitcache::platform

@@ -1,0 +1,34 @@
+#include <pthread.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "core/platform.hpp"
+
+namespace jitcache::platform {
+namespace {
+
+const char* env_or_null(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+}  // namespace
+
+std::filesystem::path default_cache_root() {
+  if (const char* xdg = env_or_null("XDG_CACHE_HOME")) return std::filesystem::path(xdg) / "jitcache";
+  if (const char* home = env_or_null("HOME")) return std::filesystem::path(home) / ".cache" / "jitcache";
+  return std::filesystem::path("/tmp") / "jitcache";
+}
+
+std::string executable_path() {
+  char path[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
+}
+
+void at_fork(void (*prepare)(), void (*parent)(), void (*child)()) { pthread_atfork(prepare, parent, child); }
+
+bool worker_threads_outlive_exit() { return true; }
+
+}  // namespace jitcache::platform

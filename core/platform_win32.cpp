@@ -1,0 +1,39 @@
+#include <windows.h>
+
+#include <string>
+
+#include "core/platform.hpp"
+
+namespace jitcache::platform {
+namespace {
+
+// A variable read as UTF-16, so that non-ASCII user names survive.
+std::wstring env_wide(const wchar_t* name) {
+  wchar_t buffer[32768];
+  const DWORD length = GetEnvironmentVariableW(name, buffer, static_cast<DWORD>(std::size(buffer)));
+  if (length == 0 || length >= std::size(buffer)) return {};
+  return std::wstring(buffer, length);
+}
+
+}  // namespace
+
+std::filesystem::path default_cache_root() {
+  for (const wchar_t* name : {L"LOCALAPPDATA", L"TEMP", L"TMP"}) {
+    if (std::wstring value = env_wide(name); !value.empty()) return std::filesystem::path(value) / L"jitcache";
+  }
+  return std::filesystem::path(L"C:\\jitcache");
+}
+
+std::string executable_path() {
+  wchar_t buffer[32768];
+  const DWORD length = GetModuleFileNameW(nullptr, buffer, static_cast<DWORD>(std::size(buffer)));
+  if (length == 0 || length >= std::size(buffer)) return {};
+  const std::u8string utf8 = std::filesystem::path(std::wstring(buffer, length)).u8string();
+  return std::string(utf8.begin(), utf8.end());
+}
+
+void at_fork(void (*)(), void (*)(), void (*)()) {}  // no fork on Windows
+
+bool worker_threads_outlive_exit() { return false; }
+
+}  // namespace jitcache::platform

@@ -1,0 +1,40 @@
+#include "shim/windows/opencl_hook_table.hpp"
+
+#include <array>
+#include <cstring>
+
+#include "shim/opencl/hooks.hpp"
+
+namespace jitcache::windows {
+namespace {
+
+namespace cl = jitcache::opencl;
+
+// x64 has one calling convention, so the hooks (declared with the API's own signatures) can
+// stand in for the exports directly: the same functions the Linux exports forward to.
+const std::array<Replacement, 11> kOpenClHooks = {{
+    {"clCreateProgramWithSource", reinterpret_cast<void*>(&cl::create_program_with_source)},
+    {"clCreateProgramWithIL", reinterpret_cast<void*>(&cl::create_program_with_il)},
+    {"clSetProgramSpecializationConstant", reinterpret_cast<void*>(&cl::set_program_specialization_constant)},
+    {"clBuildProgram", reinterpret_cast<void*>(&cl::build_program)},
+    {"clCreateKernel", reinterpret_cast<void*>(&cl::create_kernel)},
+    {"clCreateKernelsInProgram", reinterpret_cast<void*>(&cl::create_kernels_in_program)},
+    {"clGetProgramInfo", reinterpret_cast<void*>(&cl::get_program_info)},
+    {"clGetProgramBuildInfo", reinterpret_cast<void*>(&cl::get_program_build_info)},
+    {"clGetKernelInfo", reinterpret_cast<void*>(&cl::get_kernel_info)},
+    {"clReleaseProgram", reinterpret_cast<void*>(&cl::release_program)},
+    {"clReleaseKernel", reinterpret_cast<void*>(&cl::release_kernel)},
+}};
+
+}  // namespace
+
+std::span<const Replacement> opencl_replacements() { return kOpenClHooks; }
+
+void* opencl_hook_for(const char* name) {
+  for (const Replacement& hook : kOpenClHooks) {
+    if (std::strcmp(hook.name, name) == 0) return hook.function;
+  }
+  return nullptr;
+}
+
+}  // namespace jitcache::windows
