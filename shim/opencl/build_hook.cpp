@@ -1,5 +1,6 @@
 // clBuildProgram through the cache: key per device, serve a shadow program built from cached
 // binaries on a full hit, otherwise build for real and store what the driver produced.
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -179,9 +180,16 @@ bool serve_from_cache(PendingBuild& pending, cl_context context, const char* opt
   return true;
 }
 
+// The devices a build is for. Empty when the list names a device the program is not for: that
+// is the driver's error to report, and such a handle must never be queried or keyed.
 std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list) {
-  if (num_devices && device_list) return {device_list, device_list + num_devices};
-  return program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
+  std::vector<cl_device_id> program_devices = program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
+  if (!num_devices || !device_list) return program_devices;
+  std::vector<cl_device_id> requested(device_list, device_list + num_devices);
+  for (cl_device_id device : requested) {
+    if (std::find(program_devices.begin(), program_devices.end(), device) == program_devices.end()) return {};
+  }
+  return requested;
 }
 
 ProgramInputs inputs_of(const TrackedProgram& tracked, const char* options) {
@@ -204,21 +212,27 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   Engine* engine = Engine::instance();
   std::optional<TrackedProgram> tracked = registry().find(program);
   // Driver-side argument errors and kernels attached to the program are the driver's to report.
-  bool keyable = engine && tracked && (num_devices == 0) == (device_list == nullptr) &&
-                 (pfn_notify || !user_data) && !registry().has_kernels(program);
+  bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data);
+  // While a shadow serves the program the driver never built it and cannot see the kernels made
+  // from the shadow: answer what it answers for a program with kernels attached.
+  if (tracked && well_formed && registry().has_shadow_kernels(program)) return CL_INVALID_OPERATION;
+  bool keyable = engine && tracked && well_formed && !registry().has_kernels(program);
   if (!keyable) return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 
   auto pending = std::make_unique<PendingBuild>();
   pending->engine = engine;
   pending->program = program;
   pending->devices = devices_to_build(program, num_devices, device_list);
+  if (pending->devices.empty()) {
+    if (cl_program old = registry().replace_shadow(program, nullptr)) next().clReleaseProgram(old);
+    return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
+  }
   pending->app_notify = pfn_notify;
   pending->app_user_data = user_data;
 
   PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options), working_directory());
-  if (!prepared.uncacheable.empty() || pending->devices.empty()) {
-    std::string reason = prepared.uncacheable.empty() ? "program has no devices" : prepared.uncacheable;
-    engine->uncacheable(*prepared.inputs, "", reason);
+  if (!prepared.uncacheable.empty()) {
+    engine->uncacheable(*prepared.inputs, "", prepared.uncacheable);
     if (cl_program old = registry().replace_shadow(program, nullptr)) next().clReleaseProgram(old);
     return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
   }
