@@ -6,6 +6,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 pocl-opencl-icd clinfo clblast-tests
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
+  clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the test suite under a sanitizer with clang and runs it:
+#   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer into build-asan:
+#                              unit tests, the libFuzzer targets (a few seconds each) and the
+#                              integration tests that run our own apps (their binaries are
+#                              instrumented too, so the ASan shim finds its runtime).
+#   scripts/sanitize.sh tsan   ThreadSanitizer into build-tsan: unit tests (threads and processes
+#                              on the store, background writer, engine).
+# docs/reliability.md says why the split is what it is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:-}
+case "$kind" in
+  asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
+        extra=(-DJITCACHE_FUZZ=ON) ;;
+  tsan) flags="-fsanitize=thread"
+        extra=() ;;
+  *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
+esac
+build_dir=build-$kind
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+# Warnings are errors in the gcc build (scripts/build.sh); clang's extra ones must not block here.
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJITCACHE_WERROR=OFF \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_C_FLAGS="$flags -fno-omit-frame-pointer" -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/}" \
+  -DCMAKE_SHARED_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/}" \
+  "${launcher[@]}" "${extra[@]}" >/dev/null
+jobs=$(nproc)
+cmake --build "$build_dir" -j"$jobs"
+
+supp=$PWD/scripts/sanitizers
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export ASAN_OPTIONS=abort_on_error=0:detect_odr_violation=0
+export LSAN_OPTIONS=suppressions=$supp/lsan.supp
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+if [ "$kind" = asan ]; then
+  # The shim refuses nothing by name: these skip only apps we did not build (clinfo, clblast),
+  # which are not instrumented and so cannot host the ASan shim.
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L 'unit|fuzz|integration' \
+    -E 'Clinfo|Clblast'
+else
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L unit
+fi
