@@ -180,14 +180,16 @@ bool serve_from_cache(PendingBuild& pending, cl_context context, const char* opt
   return true;
 }
 
-// The devices a build is for. Empty when the list names a device the program is not for: that
-// is the driver's error to report, and such a handle must never be queried or keyed.
+// The devices a build is for. Empty when the list names a device the program is not for, or one
+// twice: that is the driver's to judge, and such a list must never be queried, keyed or used to
+// load (and then drop as "rejected") a good entry.
 std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list) {
   std::vector<cl_device_id> program_devices = program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
   if (!num_devices || !device_list) return program_devices;
   std::vector<cl_device_id> requested(device_list, device_list + num_devices);
-  for (cl_device_id device : requested) {
-    if (std::find(program_devices.begin(), program_devices.end(), device) == program_devices.end()) return {};
+  for (auto it = requested.begin(); it != requested.end(); ++it) {
+    if (std::find(program_devices.begin(), program_devices.end(), *it) == program_devices.end()) return {};
+    if (std::find(requested.begin(), it, *it) != it) return {};
   }
   return requested;
 }

@@ -117,6 +117,8 @@ void build_cases(const Setup& setup) {
   print("build_foreign_device", clBuildProgram(p, 1, &foreign_device, "", nullptr, nullptr));
   cl_device_id twice[2] = {device, foreign_device};
   print("build_one_foreign_of_two_devices", clBuildProgram(p, 2, twice, "", nullptr, nullptr));
+  cl_device_id same_twice[2] = {device, device};
+  print("build_duplicate_device", clBuildProgram(p, 2, same_twice, "", nullptr, nullptr));
   print("build_bad_option", clBuildProgram(p, 1, &device, "-this-is-not-an-option", nullptr, nullptr));
   print("build_bad_cl_std", clBuildProgram(p, 1, &device, "-cl-std=CL9.9", nullptr, nullptr));
   print("build_null_options", clBuildProgram(p, 1, &device, nullptr, nullptr, nullptr));
