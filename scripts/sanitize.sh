@@ -11,9 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:-}
 case "$kind" in
+  # The shared ASan runtime: libjitcache.so is preloaded into an app, so the shim and the app
+  # must share one runtime (and the shim links with --no-undefined).
   asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
+        runtime_dir=$(dirname "$(clang++ -print-file-name=libclang_rt.asan-x86_64.so)")
+        link="-shared-libasan -Wl,-rpath,$runtime_dir"
         extra=(-DJITCACHE_FUZZ=ON) ;;
   tsan) flags="-fsanitize=thread"
+        link=""
         extra=() ;;
   *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
 esac
@@ -26,8 +31,8 @@ fi
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJITCACHE_WERROR=OFF \
   -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_C_FLAGS="$flags -fno-omit-frame-pointer" -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" \
-  -DCMAKE_EXE_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/}" \
-  -DCMAKE_SHARED_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/}" \
+  -DCMAKE_EXE_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/} $link" \
+  -DCMAKE_SHARED_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/} $link" \
   "${launcher[@]}" "${extra[@]}" >/dev/null
 jobs=$(nproc)
 # Only what the runs below need: test binaries, fuzz targets and, for asan, the shim and our apps.
@@ -43,7 +48,8 @@ cmake --build "$build_dir" -j"$jobs" --target $targets
 
 supp=$PWD/scripts/sanitizers
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-export ASAN_OPTIONS=abort_on_error=0:detect_odr_violation=0
+# verify_asan_link_order=0: the preloaded shim, not the runtime, comes first in the library list.
+export ASAN_OPTIONS=detect_odr_violation=0:verify_asan_link_order=0
 export LSAN_OPTIONS=suppressions=$supp/lsan.supp
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 if [ "$kind" = asan ]; then
