@@ -6,7 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-300}
 [ -f build-asan/CMakeCache.txt ] || { echo "build first: scripts/sanitize.sh asan" >&2; exit 2; }
-cmake --build build-asan -j"$(nproc)" >/dev/null
+targets=$(cmake --build build-asan --target help | sed -n 's/^\.\.\. \(fuzz_[a-z_]*\).*/\1/p')
+# shellcheck disable=SC2086
+cmake --build build-asan -j"$(nproc)" --target $targets >/dev/null
+export ASAN_OPTIONS=detect_odr_violation=0:verify_asan_link_order=0
 export LSAN_OPTIONS=suppressions=$PWD/scripts/sanitizers/lsan.supp
 for target in build-asan/tests/fuzz/parsers/fuzz_*; do
   [ -x "$target" ] || continue
