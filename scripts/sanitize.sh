@@ -37,7 +37,7 @@ cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJITCACHE_WERROR=O
 jobs=$(nproc)
 # Only what the runs below need: test binaries, fuzz targets and, for asan, the shim and our apps.
 targets=$(cmake --build "$build_dir" --target help | sed -n 's/^\.\.\. \([A-Za-z0-9_]*\).*/\1/p' |
-          grep -E '_test$|^fuzz_' || true)
+          grep -E '_test$|^fuzz_|_fuzz$' || true)
 if [ "$kind" = asan ]; then
   targets="$targets jitcache opencl_example opencl_misuse opencl_two_builds"
 else
