@@ -116,6 +116,7 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
       {"", 1}, {"b", 1}, {"k", 1ull << 10}, {"m", 1ull << 20}, {"g", 1ull << 30}, {"t", 1ull << 40}};
   auto factor = factors.find(unit);
   if (factor == factors.end()) return std::nullopt;
+  if (number > UINT64_MAX / factor->second) return std::nullopt;  // "99999999999T" must not wrap
   return number * factor->second;
 }
 
@@ -129,6 +130,7 @@ std::optional<std::uint64_t> parse_duration_s(std::string_view text) {
       {"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
   auto factor = factors.find(trim(value.substr(digits)));
   if (factor == factors.end()) return std::nullopt;
+  if (number > UINT64_MAX / factor->second) return std::nullopt;
   return number * factor->second;
 }
 

@@ -9,6 +9,7 @@ packages=(
   python3-pyopencl
   libssl-dev redis-server
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
+  clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets
 )
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -73,7 +73,8 @@ void write_cachedir_tag(const std::filesystem::path& root) {
       "# For information about cache directory tags see https://bford.info/cachedir/\n");
 }
 
-// Writes data to a new file in tmp/, recreating tmp/ if someone removed it.
+// Writes data to a new file in tmp/, recreating tmp/ (never the root: a root that vanished, an
+// unmounted disk say, must not reappear on another file system) if someone removed it.
 std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::string_view data,
                                 std::string_view suffix, std::filesystem::path* written) {
   std::error_code error;
@@ -82,7 +83,7 @@ std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::st
     fileops::File file;
     error = fileops::File::create_exclusive(path, &file);
     if (error == std::errc::no_such_file_or_directory) {
-      if (auto mkdir_error = fileops::make_private_dirs(layout.tmp_dir())) return mkdir_error;
+      if (auto mkdir_error = fileops::make_private_dir(layout.tmp_dir())) return mkdir_error;
       continue;
     }
     if (error == std::errc::file_exists) continue;
@@ -262,7 +263,10 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   }
   const EntryPaths paths = layout.entry(key);
   // Folders are made under the lock so that clear() can remove empty ones without racing us.
-  if (auto error = fileops::make_private_dirs(paths.inner_dir)) {
+  // One level at a time below the root: a shard folder that is a symlink is refused.
+  std::error_code folder_error = fileops::make_private_dir(paths.outer_dir);
+  if (!folder_error) folder_error = fileops::make_private_dir(paths.inner_dir);
+  if (auto error = folder_error) {
     discard_temps();
     return save_result(SaveStatus::error, "cannot create entry folder: " + error.message());
   }

@@ -4,11 +4,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <thread>
 
 namespace jitcache::fileops {
@@ -38,6 +40,22 @@ void fill(const struct stat& st, FileInfo* info) {
 
 int fd_of(std::intptr_t handle) { return static_cast<int>(handle); }
 
+// Writing past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the process: the app's
+// limit must turn into a failed store, never into the app's death. So refuse such a write first.
+bool exceeds_file_size_limit(std::uint64_t end_offset) {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_FSIZE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return false;
+  return end_offset > static_cast<std::uint64_t>(limit.rlim_cur);
+}
+
+// Whether `path` exists as a directory; `follow`: a symlink to a directory counts.
+std::error_code check_directory(const std::filesystem::path& path, bool follow) {
+  struct stat st {};
+  if ((follow ? ::stat(path.c_str(), &st) : ::lstat(path.c_str(), &st)) != 0) return last_error();
+  if (!S_ISDIR(st.st_mode)) return std::make_error_code(std::errc::not_a_directory);
+  return {};
+}
+
 std::error_code open_fd(const std::filesystem::path& path, int flags, std::intptr_t* handle) {
   int fd;
   do {
@@ -64,18 +82,22 @@ std::error_code stat_nofollow(const std::filesystem::path& path, FileInfo* info)
 std::error_code make_private_dir(const std::filesystem::path& path) {
   if (::mkdir(path.c_str(), 0700) == 0) return {};
   if (errno != EEXIST) return last_error();
-  struct stat st {};
-  if (::lstat(path.c_str(), &st) != 0) return last_error();
-  if (!S_ISDIR(st.st_mode)) return std::make_error_code(std::errc::not_a_directory);
-  return {};
+  return check_directory(path, /*follow=*/false);
 }
 
 std::error_code make_private_dirs(const std::filesystem::path& path) {
+  // Ancestors may be symlinks to directories (/var/run, a moved home); the last component, the
+  // directory asked for, may not.
+  std::filesystem::path target = path.lexically_normal();
+  if (!target.has_filename()) target = target.parent_path();  // "a/b/" -> "a/b"
   std::filesystem::path partial;
-  for (const auto& component : path) {
-    partial /= component;
-    if (component == partial.root_path() || component == partial.root_directory()) continue;
-    if (auto error = make_private_dir(partial)) return error;
+  for (auto component = target.begin(); component != target.end(); ++component) {
+    partial /= *component;
+    if (*component == target.root_name() || *component == target.root_directory()) continue;
+    if (::mkdir(partial.c_str(), 0700) == 0) continue;
+    if (errno != EEXIST) return last_error();
+    const bool last = std::next(component) == target.end();
+    if (auto error = check_directory(partial, /*follow=*/!last)) return error;
   }
   return {};
 }
@@ -221,6 +243,10 @@ std::error_code File::read_at(std::uint64_t offset, std::size_t count, std::stri
 }
 
 std::error_code File::write_all(std::string_view data) const {
+  const off_t position = ::lseek(fd_of(handle_), 0, SEEK_CUR);
+  if (position >= 0 && exceeds_file_size_limit(static_cast<std::uint64_t>(position) + data.size())) {
+    return std::make_error_code(std::errc::file_too_large);
+  }
   while (!data.empty()) {
     ssize_t put = ::write(fd_of(handle_), data.data(), data.size());
     if (put < 0 && errno == EINTR) continue;
@@ -231,6 +257,7 @@ std::error_code File::write_all(std::string_view data) const {
 }
 
 std::error_code File::write_at(std::uint64_t offset, std::string_view data) const {
+  if (exceeds_file_size_limit(offset + data.size())) return std::make_error_code(std::errc::file_too_large);
   while (!data.empty()) {
     ssize_t put = ::pwrite(fd_of(handle_), data.data(), data.size(), static_cast<off_t>(offset));
     if (put < 0 && errno == EINTR) continue;
@@ -242,6 +269,7 @@ std::error_code File::write_at(std::uint64_t offset, std::string_view data) cons
 }
 
 std::error_code File::truncate(std::uint64_t size) const {
+  if (exceeds_file_size_limit(size)) return std::make_error_code(std::errc::file_too_large);
   if (::ftruncate(fd_of(handle_), static_cast<off_t>(size)) != 0) return last_error();
   return {};
 }

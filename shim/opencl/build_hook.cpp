@@ -2,6 +2,7 @@
 // binaries on a full hit, otherwise build for real and store what the driver produced. Single-device
 // builds also keep their shadow in the engine's memory tier (per context), so that the same build
 // again in that context, or by threads that waited for this one, reuses it.
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <memory>
@@ -197,8 +198,11 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   Engine* engine = Engine::instance();
   std::optional<TrackedProgram> tracked = registry().find(program);
   // Driver-side argument errors and kernels attached to the program are the driver's to report.
-  bool keyable = engine && tracked && (num_devices == 0) == (device_list == nullptr) &&
-                 (pfn_notify || !user_data) && !registry().has_kernels(program);
+  bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data);
+  // While a shadow serves the program the driver never built it and cannot see the kernels made
+  // from the shadow: answer what it answers for a program with kernels attached.
+  if (tracked && well_formed && registry().has_shadow_kernels(program)) return CL_INVALID_OPERATION;
+  bool keyable = engine && tracked && well_formed && !registry().has_kernels(program);
   if (!keyable) return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 
   auto pending = std::make_unique<PendingBuild>();
@@ -207,13 +211,16 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   pending->context = tracked->context;
   pending->options = options ? options : "";
   pending->devices = devices_to_build(program, num_devices, device_list);
+  if (pending->devices.empty()) {
+    if (cl_program old = registry().replace_shadow(program, nullptr)) next().clReleaseProgram(old);
+    return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
+  }
   pending->app_notify = pfn_notify;
   pending->app_user_data = user_data;
 
   PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options), working_directory());
-  if (!prepared.uncacheable.empty() || pending->devices.empty()) {
-    std::string reason = prepared.uncacheable.empty() ? "program has no devices" : prepared.uncacheable;
-    engine->uncacheable(*prepared.inputs, "", reason);
+  if (!prepared.uncacheable.empty()) {
+    engine->uncacheable(*prepared.inputs, "", prepared.uncacheable);
     if (cl_program old = registry().replace_shadow(program, nullptr)) next().clReleaseProgram(old);
     return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
   }

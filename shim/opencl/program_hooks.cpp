@@ -62,7 +62,12 @@ cl_program create_program_with_il(cl_context context, const void* il, size_t len
 cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, size_t spec_size,
                                            const void* spec_value) {
   if (!next().clSetProgramSpecializationConstant) return CL_INVALID_OPERATION;
-  cl_int status = next().clSetProgramSpecializationConstant(program, spec_id, spec_size, spec_value);
+  // A source program served from a shadow was never built by the driver, and some drivers
+  // (PoCL 3.1) assert on an unbuilt source program here: ask the built shadow, which gives the
+  // driver's answer for a program that is not IL.
+  auto tracked = registry().find(program);
+  cl_program target = tracked && tracked->shadow && tracked->kind != ProgramKind::il ? tracked->shadow : program;
+  cl_int status = next().clSetProgramSpecializationConstant(target, spec_id, spec_size, spec_value);
   if (status == CL_SUCCESS && spec_value) {
     try {
       registry().set_spec_constant(program, spec_id, std::string(static_cast<const char*>(spec_value), spec_size));

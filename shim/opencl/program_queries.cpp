@@ -1,5 +1,7 @@
 #include "shim/opencl/program_queries.hpp"
 
+#include <algorithm>
+
 namespace jitcache::opencl {
 namespace {
 
@@ -67,8 +69,14 @@ bool build_succeeded(cl_program program, const std::vector<cl_device_id>& device
 }
 
 std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list) {
-  if (num_devices && device_list) return {device_list, device_list + num_devices};
-  return program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
+  std::vector<cl_device_id> program_devices = program_array<cl_device_id>(program, CL_PROGRAM_DEVICES);
+  if (!num_devices || !device_list) return program_devices;
+  std::vector<cl_device_id> requested(device_list, device_list + num_devices);
+  for (auto it = requested.begin(); it != requested.end(); ++it) {
+    if (std::find(program_devices.begin(), program_devices.end(), *it) == program_devices.end()) return {};
+    if (std::find(requested.begin(), it, *it) != it) return {};
+  }
+  return requested;
 }
 
 std::vector<std::string> kernel_names_of(cl_program program) {

@@ -25,7 +25,9 @@ bool build_succeeded(cl_program program, const std::vector<cl_device_id>& device
 // The binaries the driver holds for `program`, one per device of `devices` (empty if none).
 std::vector<std::string> read_binaries(cl_program program, const std::vector<cl_device_id>& devices);
 
-// The devices a build call targets: the list given, else every device of the program.
+// The devices a build call targets: the list given, else every device of the program. Empty when
+// the list names a device the program is not for, or one twice: that is the driver's to judge, and
+// such a list must never be queried, keyed or used to load (and then drop as "rejected") a good entry.
 std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list);
 
 }  // namespace jitcache::opencl

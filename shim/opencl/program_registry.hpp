@@ -57,9 +57,13 @@ class ProgramRegistry {
   // Kernels created from a shadow hold one reference on the app's program, as a kernel of the
   // app's own program would.
   void track_kernel(cl_kernel kernel, cl_program program);
-  cl_program forget_kernel(cl_kernel kernel);  // the program the kernel held, or nullptr
+  // Kernels the driver made from the app's own (really built) program: no extra reference, but
+  // while one lives the program has kernels attached, which decides what clBuildProgram returns.
+  void track_direct_kernel(cl_kernel kernel, cl_program program);  // ignored for untracked programs
+  cl_program forget_kernel(cl_kernel kernel);  // the program a shadow kernel held, or nullptr
   cl_program program_of_kernel(cl_kernel kernel) const;  // nullptr when not made from a shadow
-  bool has_kernels(cl_program program) const;
+  bool has_kernels(cl_program program) const;         // shadow or direct
+  bool has_shadow_kernels(cl_program program) const;
 };
 
 ProgramRegistry& registry();

@@ -41,7 +41,11 @@ void adopt_kernel(cl_kernel kernel, cl_program program) {
 cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* errcode_ret) {
   run_deferred_compile(program);  // the driver's own answer (an object has no kernels) needs it
   cl_program shadow = registry().shadow_of(program);
-  if (!shadow) return next().clCreateKernel(program, kernel_name, errcode_ret);
+  if (!shadow) {
+    cl_kernel kernel = next().clCreateKernel(program, kernel_name, errcode_ret);
+    if (kernel) registry().track_direct_kernel(kernel, program);
+    return kernel;
+  }
   cl_kernel kernel = next().clCreateKernel(shadow, kernel_name, errcode_ret);
   if (kernel) adopt_kernel(kernel, program);
   return kernel;
@@ -51,12 +55,15 @@ cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_ker
                                  cl_uint* num_kernels_ret) {
   run_deferred_compile(program);
   cl_program shadow = registry().shadow_of(program);
-  if (!shadow) return next().clCreateKernelsInProgram(program, num_kernels, kernels, num_kernels_ret);
-  cl_uint created = 0;
-  cl_int status = next().clCreateKernelsInProgram(shadow, num_kernels, kernels, &created);
-  if (num_kernels_ret) *num_kernels_ret = created;
+  // The app's own counter goes to the driver untouched (it decides what a failure leaves in it).
+  cl_uint local_count = 0;
+  cl_uint* count = num_kernels_ret ? num_kernels_ret : &local_count;
+  cl_int status = next().clCreateKernelsInProgram(shadow ? shadow : program, num_kernels, kernels, count);
   if (status == CL_SUCCESS && kernels) {
-    for (cl_uint i = 0; i < created && i < num_kernels; ++i) adopt_kernel(kernels[i], program);
+    for (cl_uint i = 0; i < *count && i < num_kernels; ++i) {
+      if (shadow) adopt_kernel(kernels[i], program);
+      else registry().track_direct_kernel(kernels[i], program);
+    }
   }
   return status;
 }

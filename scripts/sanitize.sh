@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the test suite under a sanitizer with clang and runs it:
+#   scripts/sanitize.sh asan   AddressSanitizer + UndefinedBehaviorSanitizer into build-asan:
+#                              unit tests, the libFuzzer targets (a few seconds each) and the
+#                              integration tests that run our own apps (their binaries are
+#                              instrumented too, so the ASan shim finds its runtime).
+#   scripts/sanitize.sh tsan   ThreadSanitizer into build-tsan: unit tests (threads and processes
+#                              on the store, background writer, engine).
+# docs/reliability.md says why the split is what it is.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kind=${1:-}
+case "$kind" in
+  # The shared ASan runtime: libjitcache.so is preloaded into an app, so the shim and the app
+  # must share one runtime (and the shim links with --no-undefined).
+  asan) flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
+        runtime_dir=$(dirname "$(clang++ -print-file-name=libclang_rt.asan-x86_64.so)")
+        link="-shared-libasan -Wl,-rpath,$runtime_dir"
+        extra=(-DJITCACHE_FUZZ=ON) ;;
+  tsan) flags="-fsanitize=thread"
+        link=""
+        extra=() ;;
+  *) echo "usage: $0 asan|tsan" >&2; exit 2 ;;
+esac
+build_dir=build-$kind
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+# Warnings are errors in the gcc build (scripts/build.sh); clang's extra ones must not block here.
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DJITCACHE_WERROR=OFF \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_C_FLAGS="$flags -fno-omit-frame-pointer" -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/} $link" \
+  -DCMAKE_SHARED_LINKER_FLAGS="${flags/-fsanitize=fuzzer-no-link/} $link" \
+  "${launcher[@]}" "${extra[@]}" >/dev/null
+jobs=$(nproc)
+# Only what the runs below need: test binaries, fuzz targets and, for asan, the shim and our apps.
+targets=$(cmake --build "$build_dir" --target help | sed -n 's/^\.\.\. \([A-Za-z0-9_]*\).*/\1/p' |
+          grep -E '_test$|^fuzz_|_fuzz$' || true)
+if [ "$kind" = asan ]; then
+  targets="$targets jitcache opencl_example opencl_misuse opencl_two_builds"
+else
+  targets=$(echo "$targets" | grep -v '^opencl_' || true)  # integration tests: see above
+fi
+# shellcheck disable=SC2086
+cmake --build "$build_dir" -j"$jobs" --target $targets
+
+supp=$PWD/scripts/sanitizers
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# verify_asan_link_order=0: the preloaded shim, not the runtime, comes first in the library list.
+export ASAN_OPTIONS=detect_odr_violation=0:verify_asan_link_order=0
+export LSAN_OPTIONS=suppressions=$supp/lsan.supp
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+if [ "$kind" = asan ]; then
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L 'unit|fuzz'
+  # A small integration subset (each real-app run costs seconds under ASan): the hostile
+  # environments and misuse table, a hit, a corrupt entry. Only apps we build are instrumented
+  # and can host the ASan shim; clinfo and clblast cannot.
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L integration \
+    -R 'OpenClReliability|SecondRunHitsEveryBuild|CorruptedBinary'
+else
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L unit
+fi

@@ -1,0 +1,90 @@
+// Builds and runs two different programs, optionally removing a directory between the two builds
+// (the cache root vanishing under a running app). Prints each kernel's checked result.
+//
+//   opencl_two_builds [--remove-between DIR]
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr size_t kCount = 256;
+
+const char* kFirst = "__kernel void scale(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * 3 + 1; }\n";
+const char* kSecond = "__kernel void square(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * d[i]; }\n";
+
+[[noreturn]] void fail(const char* what, cl_int status) {
+  std::fprintf(stderr, "opencl_two_builds: %s failed (%d)\n", what, status);
+  std::exit(1);
+}
+
+void check(cl_int status, const char* what) {
+  if (status != CL_SUCCESS) fail(what, status);
+}
+
+struct Device {
+  cl_device_id id = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+};
+
+// Builds `source`, runs its one kernel over 0..kCount-1 and returns the sum of the results.
+long long build_and_run(const Device& device, const char* source, const char* kernel_name) {
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(device.context, 1, &source, nullptr, &status);
+  check(status, "clCreateProgramWithSource");
+  check(clBuildProgram(program, 1, &device.id, "", nullptr, nullptr), "clBuildProgram");
+  cl_kernel kernel = clCreateKernel(program, kernel_name, &status);
+  check(status, "clCreateKernel");
+  std::vector<int> data(kCount);
+  for (size_t i = 0; i < kCount; ++i) data[i] = static_cast<int>(i);
+  cl_mem buffer = clCreateBuffer(device.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof(int) * kCount,
+                                 data.data(), &status);
+  check(status, "clCreateBuffer");
+  check(clSetKernelArg(kernel, 0, sizeof buffer, &buffer), "clSetKernelArg");
+  size_t global = kCount;
+  check(clEnqueueNDRangeKernel(device.queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
+        "clEnqueueNDRangeKernel");
+  check(clEnqueueReadBuffer(device.queue, buffer, CL_TRUE, 0, sizeof(int) * kCount, data.data(), 0, nullptr,
+                            nullptr),
+        "clEnqueueReadBuffer");
+  long long sum = 0;
+  for (int value : data) sum += value;
+  clReleaseMemObject(buffer);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+  return sum;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string remove_between;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--remove-between" && i + 1 < argc) remove_between = argv[++i];
+  }
+  Device device;
+  cl_platform_id platform = nullptr;
+  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
+  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device.id, nullptr), "clGetDeviceIDs");
+  cl_int status = CL_SUCCESS;
+  device.context = clCreateContext(nullptr, 1, &device.id, nullptr, nullptr, &status);
+  check(status, "clCreateContext");
+  device.queue = clCreateCommandQueue(device.context, device.id, 0, &status);
+  check(status, "clCreateCommandQueue");
+
+  std::printf("scale sum=%lld\n", build_and_run(device, kFirst, "scale"));
+  if (!remove_between.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(remove_between, ignored);
+  }
+  std::printf("square sum=%lld\n", build_and_run(device, kSecond, "square"));
+  clReleaseCommandQueue(device.queue);
+  clReleaseContext(device.context);
+  return 0;
+}

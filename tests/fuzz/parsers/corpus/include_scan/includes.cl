@@ -1,0 +1,4 @@
+#include "a.h"
+#  include <sub/c.h>
+/* #include "x.h" */
+#include "missing.h"
