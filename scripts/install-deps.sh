@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
   libssl-dev redis-server
+  gnuplot-nox  # bench/ plots
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
   clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets
 )

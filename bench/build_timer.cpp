@@ -1,0 +1,149 @@
+// Times program builds the way an app does them, for the benchmark scripts in bench/.
+// Knows nothing about jitcache: the scripts run it with and without LD_PRELOAD.
+//
+//   build_timer --source FILE [--reps N] [--dump-binary OUT] [--run-kernels] [--device cpu|gpu|any]
+//   build_timer --binary FILE [--reps N] [--device ...]
+//
+// --source: clCreateProgramWithSource + clBuildProgram, N times in one context (rep 2.. shows
+//           what a second build of the same source in the same process costs: the memory tier).
+// --binary: the driver floor: read FILE, clCreateProgramWithBinary + clBuildProgram.
+// --run-kernels: after each build, create every kernel (what an app does next).
+// Prints one line per rep, "<microseconds>", on stdout; errors on stderr, exit status 1.
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Arguments {
+  std::string source;
+  std::string binary;
+  std::string dump_binary;
+  std::string device = "any";
+  int reps = 1;
+  bool run_kernels = false;
+};
+
+[[noreturn]] void fail(const std::string& what, cl_int status) {
+  std::fprintf(stderr, "build_timer: %s failed (%d)\n", what.c_str(), status);
+  std::exit(1);
+}
+
+void check(cl_int status, const char* what) {
+  if (status != CL_SUCCESS) fail(what, status);
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail("reading " + path, -1);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Arguments parse(int argc, char** argv) {
+  Arguments args;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) fail("missing value after " + flag, -1);
+      return argv[++i];
+    };
+    if (flag == "--source") args.source = value();
+    else if (flag == "--binary") args.binary = value();
+    else if (flag == "--dump-binary") args.dump_binary = value();
+    else if (flag == "--device") args.device = value();
+    else if (flag == "--reps") args.reps = std::atoi(value().c_str());
+    else if (flag == "--run-kernels") args.run_kernels = true;
+    else fail("unknown argument " + flag, -1);
+  }
+  if (args.source.empty() == args.binary.empty()) fail("give exactly one of --source, --binary", -1);
+  return args;
+}
+
+cl_device_id pick_device(const std::string& wanted) {
+  cl_device_type type = wanted == "cpu" ? CL_DEVICE_TYPE_CPU : wanted == "gpu" ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_ALL;
+  cl_uint count = 0;
+  check(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
+  std::vector<cl_platform_id> platforms(count);
+  check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
+  for (cl_platform_id platform : platforms) {
+    cl_device_id device = nullptr;
+    if (clGetDeviceIDs(platform, type, 1, &device, nullptr) == CL_SUCCESS && device) return device;
+  }
+  fail("finding a " + wanted + " device", -1);
+}
+
+void build_or_fail(cl_program program, cl_device_id device) {
+  cl_int status = clBuildProgram(program, 1, &device, "", nullptr, nullptr);
+  if (status == CL_SUCCESS) return;
+  size_t size = 0;
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &size);
+  std::string log(size, '\0');
+  clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
+  std::fprintf(stderr, "%s\n", log.c_str());
+  fail("clBuildProgram", status);
+}
+
+void create_all_kernels(cl_program program) {
+  cl_uint count = 0;
+  check(clCreateKernelsInProgram(program, 0, nullptr, &count), "clCreateKernelsInProgram");
+  std::vector<cl_kernel> kernels(count);
+  check(clCreateKernelsInProgram(program, count, kernels.data(), nullptr), "clCreateKernelsInProgram");
+  for (cl_kernel kernel : kernels) clReleaseKernel(kernel);
+}
+
+void dump_binary(cl_program program, const std::string& path) {
+  size_t size = 0;
+  check(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), "binary size");
+  std::string binary(size, '\0');
+  auto* pointer = reinterpret_cast<unsigned char*>(binary.data());
+  check(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr), "binaries");
+  std::ofstream(path, std::ios::binary).write(binary.data(), static_cast<std::streamsize>(binary.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Arguments args = parse(argc, argv);
+  cl_device_id device = pick_device(args.device);
+  cl_int status = CL_SUCCESS;
+  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+  check(status, "clCreateContext");
+  std::string source = args.source.empty() ? std::string() : read_file(args.source);
+
+  for (int rep = 0; rep < args.reps; ++rep) {
+    auto start = std::chrono::steady_clock::now();
+    cl_program program = nullptr;
+    if (!args.source.empty()) {
+      const char* text = source.c_str();
+      size_t length = source.size();
+      program = clCreateProgramWithSource(context, 1, &text, &length, &status);
+      check(status, "clCreateProgramWithSource");
+    } else {
+      // The floor reads its binary from a file, as the cache must.
+      std::string binary = read_file(args.binary);
+      const auto* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+      size_t length = binary.size();
+      cl_int binary_status = CL_SUCCESS;
+      program = clCreateProgramWithBinary(context, 1, &device, &length, &bytes, &binary_status, &status);
+      check(status, "clCreateProgramWithBinary");
+    }
+    build_or_fail(program, device);
+    if (args.run_kernels) create_all_kernels(program);
+    auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%lld\n", static_cast<long long>(us));
+    if (rep == 0 && !args.dump_binary.empty()) dump_binary(program, args.dump_binary);
+    clReleaseProgram(program);
+  }
+  clReleaseContext(context);
+  return 0;
+}

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Assembles docs/benchmarks.md from the results the part scripts left in docs/benchmarks/: the
+# machine, date and commit, every target with its measured number, then each part's table.
+# Parts that have not been run (no CSV) are listed as such.
+source "$(dirname "$0")/common.sh"
+doc=$repo/docs/benchmarks.md
+r=$results
+
+ratio_max() {  # CSV, numerator variant, denominator variant: the worst per-group ratio of medians
+  local csv=$1 groups
+  groups=$(awk -F, 'NR > 1 { print $1 }' "$csv" | sort -un)
+  for g in $groups; do
+    awk -v a="$(median_of "$csv" "$g" "$2")" -v b="$(median_of "$csv" "$g" "$3")" 'BEGIN { print a / b }'
+  done | sort -g | tail -1
+}
+verdict() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = (op == "<=") ? v <= t : v >= t; print ok ? "met" : "**missed**" }'; }
+scale_value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$r/scale.csv"; }
+
+targets() {
+  echo "| target | measured | verdict |"
+  echo "|---|---|---|"
+  local any=0 name label
+  for name in micro-inline-read micro; do
+    [ -f "$r/$name.csv" ] || continue
+    any=1
+    label="read inside clBuildProgram (default)"
+    [ "$name" = micro ] && label="${BENCH_MICRO_LABEL:-latest bench/micro.sh run}"
+    local warm over mem
+    warm=$(ratio_max "$r/$name.csv" warm_disk floor)
+    over=$(awk -v x="$(ratio_max "$r/$name.csv" cold_shim cold)" 'BEGIN { printf "%.1f", (x - 1) * 100 }')
+    mem=$(for g in $(awk -F, 'NR > 1 { print $1 }' "$r/$name.csv" | sort -un); do median_of "$r/$name.csv" "$g" memory; done | sort -g | tail -1)
+    echo "| PoCL, $label: warm disk hit ≤ 1.10 × floor | worst size: $(printf %.2f "$warm") × | $(verdict "$warm" 1.10 "<=") |"
+    echo "| PoCL, $label: miss overhead ≤ 2 % | worst size: $over % | $(verdict "$over" 2 "<=") |"
+    echo "| PoCL, $label: memory hit ≤ 50 µs | worst size: $mem µs (second build in the process) | $(verdict "$mem" 50 "<=") |"
+  done
+  [ "$any" = 1 ] || echo "| PoCL micro targets | not run | |"
+  if [ -f "$r/clblast.csv" ]; then
+    local worst
+    worst=$(awk -F, 'NR > 1 { print $1 }' "$r/clblast.csv" | sort -u | while read -r t; do
+      awk -v a="$(awk -F, -v t="$t" '$1 == t && $2 == "jc_warm" { print $4 }' "$r/clblast.csv" | median)" \
+          -v b="$(awk -F, -v t="$t" '$1 == t && $2 == "pocl_warm" { print $4 }' "$r/clblast.csv" | median)" 'BEGIN { print a / b }'
+    done | sort -g | tail -1)
+    local failed
+    failed=$(awk -F, 'NR > 1 && $5 != 1' "$r/clblast.csv" | wc -l)
+    echo "| clblast: jitcache warm ≤ PoCL kcache warm | worst test: $(printf %.2f "$worst") × PoCL warm | $(verdict "$worst" 1.0 "<=") |"
+    echo "| clblast: all tests pass under jitcache | $failed failing runs | $( [ "$failed" = 0 ] && echo met || echo '**missed**') |"
+  else
+    echo "| clblast targets | not run | |"
+  fi
+  if [ -f "$r/gpu.csv" ]; then
+    local g
+    g=$(ratio_max "$r/gpu.csv" jc_warm cc_warm)
+    echo "| NVIDIA: jitcache warm ≤ 0.5 × ComputeCache warm | worst size: $(printf %.2f "$g") × | $(verdict "$g" 0.5 "<=") |"
+  else
+    echo "| NVIDIA: jitcache warm ≤ 0.5 × ComputeCache warm | not run yet (see Part 3) | |"
+  fi
+  if [ -f "$r/many.csv" ]; then
+    local one many compiles
+    one=$(awk -F, '$1 == "one" { print $3 }' "$r/many.csv" | median)
+    many=$(awk -F, '$1 == "many" { print $3 }' "$r/many.csv" | median)
+    compiles=$(awk -F, '$1 == "many" { print $4 }' "$r/many.csv" | median)
+    local ratio; ratio=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.2f", a / b }')
+    echo "| 16 processes: one compile per key | $compiles compiles for 1 key | $(verdict "$compiles" 1 "<=") |"
+    echo "| 16 processes: wall ≤ 1.3 × one process | $ratio × | $(verdict "$ratio" 1.3 "<=") |"
+  else
+    echo "| 16 processes | not run | |"
+  fi
+  if [ -f "$r/scale.csv" ]; then
+    echo "| 100k entries: lookup p99 ≤ 100 µs | $(scale_value lookup_p99) µs | $(verdict "$(scale_value lookup_p99)" 100 "<=") |"
+    echo "| 100k entries: eviction pass ≤ 2 s | $(scale_value eviction_pass) s | $(verdict "$(scale_value eviction_pass)" 2 "<=") |"
+  else
+    echo "| scale targets | not run | |"
+  fi
+}
+
+section() {  # title, fragment, plot
+  echo
+  echo "## $1"
+  echo
+  if [ -f "$r/$2.md" ]; then
+    [ "$2" = micro ] && printf '%s:\n\n' "${BENCH_MICRO_LABEL:-latest bench/micro.sh run}"
+    cat "$r/$2.md"
+    if [ -f "$r/$2-inline-read.md" ]; then
+      printf '\nBinary read inside clBuildProgram (the default), an earlier run of the same script (raw: [benchmarks/%s-inline-read.csv](benchmarks/%s-inline-read.csv)):\n\n' "$2" "$2"
+      cat "$r/$2-inline-read.md"
+    fi
+    [ -f "$r/$2.png" ] && printf '\n![%s](benchmarks/%s.png)\n' "$1" "$2"
+    printf '\nRaw numbers: [benchmarks/%s.csv](benchmarks/%s.csv).\n' "$2" "$2"
+  else
+    echo "Not run on this machine yet: \`bench/$2.sh\`."
+  fi
+  [ -f "$repo/bench/notes/$2.md" ] && { echo; cat "$repo/bench/notes/$2.md"; }
+  return 0
+}
+
+{
+  echo "# Benchmarks"
+  echo
+  echo "Generated by \`bench/run-all.sh\` (CPU parts) and \`bench/gpu.sh\` (GPU part), assembled by"
+  echo "\`bench/report.sh\`. Do not edit by hand: the comments come from \`bench/notes/\`."
+  echo
+  echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "- commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . ':!docs' || echo ' (with local changes)')"
+  echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores online; load average at report time: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "- OpenCL (CPU): $(clinfo 2>/dev/null | sed -n 's/^ *Platform Version *//p' | head -1)"
+  echo "- GPU: $(cat "$r/gpu-device.txt" 2>/dev/null || echo 'not measured yet')"
+  echo
+  echo "## Targets"
+  echo
+  targets
+  section "Part 1: per-build micro benchmark (PoCL, POCL_KERNEL_CACHE=0)" micro
+  section "Part 2: a real client, clblast-tests on PoCL" clblast
+  section "Part 3: NVIDIA OpenCL on an H100" gpu
+  section "Part 4: 16 processes at once on an empty cache" many
+  section "Part 5: a store with 100k entries" scale
+} > "$doc"
+echo "wrote $doc"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Part 5: a store with many synthetic entries, through the DiskStore API: store throughput, lookup
+# p50/p99, size()/list(), the `jitcache stats` / `jitcache ls` commands when the tool is built,
+# and one eviction pass down to half the store.
+#   BENCH_ENTRIES=100000  BENCH_ENTRY_BYTES=4096
+# Writes docs/benchmarks/scale.csv and scale.md.
+source "$(dirname "$0")/common.sh"
+ensure_built
+entries=${BENCH_ENTRIES:-100000}
+bytes=${BENCH_ENTRY_BYTES:-4096}
+dir=$(fresh_cache_dir)
+csv=$results/scale.csv
+echo "metric,value,unit" > "$csv"
+"$build/bench/store_scale" fill "$dir" "$entries" "$bytes" >> "$csv"
+
+# The command line tool, once it exists: time its stats and ls over the same store.
+tool=$build/tools/jitcache
+if [ -x "$tool" ]; then
+  for command in stats ls; do
+    start=$(date +%s%N)
+    JITCACHE_DIR=$dir "$tool" "$command" >/dev/null
+    echo "cli_$command,$(( ($(date +%s%N) - start) / 1000000 )),ms" >> "$csv"
+  done
+fi
+"$build/bench/store_scale" evict "$dir" >> "$csv"
+rm -rf "$dir"
+
+value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$csv"; }
+{
+  echo "| measure ($entries entries of $bytes B) | value | target |"
+  echo "|---|---:|---|"
+  echo "| store throughput | $(value store_throughput | cut -d. -f1) entries/s | |"
+  echo "| lookup p50 | $(value lookup_p50) µs | |"
+  echo "| lookup p99 | $(value lookup_p99) µs | ≤ 100 µs |"
+  echo "| DiskStore::size() | $(value size_call) µs | |"
+  echo "| DiskStore::list() (what \`jitcache ls\` walks) | $(value list_call) ms | |"
+  if [ -x "$tool" ]; then
+    echo "| \`jitcache stats\` | $(value cli_stats) ms | |"
+    echo "| \`jitcache ls\` | $(value cli_ls) ms | |"
+  else
+    echo "| \`jitcache stats\` / \`ls\` | not measured: the tool was not built yet | |"
+  fi
+  echo "| eviction pass (to half: $(value evicted_entries | cut -d. -f1) entries removed) | $(value eviction_pass) s | ≤ 2 s |"
+} > "$results/scale.md"
+cat "$results/scale.md"
