@@ -14,6 +14,7 @@
 BENCH_NO_BUILD=${BENCH_NO_BUILD:-1}
 source "$(dirname "$0")/common.sh"
 ensure_built
+[ -d "$build/lib" ] && export LD_LIBRARY_PATH=$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 work=$(mktemp -d)
 mkdir -p "$work/icd"
 echo "${NVIDIA_OPENCL_LIBRARY:-libnvidia-opencl.so.1}" > "$work/icd/nvidia.icd"
