@@ -87,14 +87,15 @@ void finish_real_build(PendingBuild& pending, bool succeeded) {
       pending.engine->uncacheable(*lookup.program, lookup.device, "driver returned no binary");
       continue;
     }
-    // Threads that wait for this build find a ready shadow in the memory tier. Not from an async
-    // build's callback, where the driver may not take another build call.
-    if (uses_memory_tier(pending) && !pending.app_notify) {
-      std::string refusal;
-      const std::vector<const std::string*> built = {&binaries[d]};
-      if (cl_program shadow = build_from_binaries(pending, built, &refusal)) {
-        pending.engine->remember(lookup, memory_value(shadow, binaries[d].size(), build_us));
-      }
+    // Later builds of this key in this context find the bytes in the memory tier and load them
+    // once into a shadow then. Loading them here would cost every miss a second load, which on
+    // drivers whose binary is an IR (NVIDIA's PTX) is most of a compile.
+    if (uses_memory_tier(pending)) {
+      MemoryValue value;
+      value.binary = std::make_shared<const std::string>(binaries[d]);
+      value.bytes = binaries[d].size();
+      value.compile_us = build_us;
+      pending.engine->remember(lookup, std::move(value));
     }
     pending.engine->built(lookup, {std::move(binaries[d]), kernel_names, build_log(pending.program, pending.devices[d]),
                                    build_us});
