@@ -54,12 +54,12 @@ export ASAN_OPTIONS=detect_odr_violation=0:verify_asan_link_order=0
 export LSAN_OPTIONS=suppressions=$supp/lsan.supp
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 if [ "$kind" = asan ]; then
-  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L 'unit|fuzz'
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L 'unit|fuzz' -E spirv_fixture
   # A small integration subset (each real-app run costs seconds under ASan): the hostile
   # environments and misuse table, a hit, a corrupt entry. Only apps we build are instrumented
   # and can host the ASan shim; clinfo and clblast cannot.
   ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L integration \
     -R 'OpenClReliability|SecondRunHitsEveryBuild|CorruptedBinary'
 else
-  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L unit
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L unit -E spirv_fixture
 fi

@@ -21,8 +21,8 @@ MemoryValue value(std::uint64_t bytes, int* released) {
 }
 
 TEST(MemoryTier, FindsOnlyInTheSameScope) {
-  MemoryTier tier(1 << 20, 16);
   int released = 0;
+  MemoryTier tier(1 << 20, 16);
   tier.insert(1, key(1), value(100, &released));
   EXPECT_TRUE(tier.find(1, key(1)));
   EXPECT_FALSE(tier.find(2, key(1)));
@@ -30,8 +30,8 @@ TEST(MemoryTier, FindsOnlyInTheSameScope) {
 }
 
 TEST(MemoryTier, EvictsLeastRecentlyUsedOverTheByteBudget) {
-  MemoryTier tier(300, 16);
   int released = 0;
+  MemoryTier tier(300, 16);
   tier.insert(1, key(1), value(100, &released));
   tier.insert(1, key(2), value(100, &released));
   tier.insert(1, key(3), value(100, &released));
@@ -46,8 +46,8 @@ TEST(MemoryTier, EvictsLeastRecentlyUsedOverTheByteBudget) {
 }
 
 TEST(MemoryTier, EntryCapHoldsWhateverTheBytes) {
-  MemoryTier tier(1 << 20, 2);
   int released = 0;
+  MemoryTier tier(1 << 20, 2);
   for (std::uint64_t n = 0; n < 5; ++n) tier.insert(7, key(n), value(1, &released));
   EXPECT_EQ(tier.entries(), 2u);
   EXPECT_EQ(released, 3);
@@ -55,8 +55,8 @@ TEST(MemoryTier, EntryCapHoldsWhateverTheBytes) {
 }
 
 TEST(MemoryTier, ValueLargerThanTheBudgetIsNotKept) {
-  MemoryTier tier(100, 16);
   int released = 0;
+  MemoryTier tier(100, 16);
   tier.insert(1, key(1), value(50, &released));
   tier.insert(1, key(2), value(101, &released));
   EXPECT_FALSE(tier.find(1, key(2)));
@@ -65,16 +65,16 @@ TEST(MemoryTier, ValueLargerThanTheBudgetIsNotKept) {
 }
 
 TEST(MemoryTier, ZeroBudgetKeepsNothing) {
-  MemoryTier tier(0, 0);
   int released = 0;
+  MemoryTier tier(0, 0);
   tier.insert(1, key(1), value(0, &released));
   EXPECT_FALSE(tier.find(1, key(1)));
   EXPECT_EQ(released, 1);
 }
 
 TEST(MemoryTier, ReplacingAndErasingKeepTheAccountingAndReleaseOnce) {
-  MemoryTier tier(1000, 16);
   int released = 0;
+  MemoryTier tier(1000, 16);
   tier.insert(1, key(1), value(100, &released));
   tier.insert(1, key(1), value(200, &released));
   EXPECT_EQ(tier.bytes(), 200u);
@@ -91,8 +91,8 @@ TEST(MemoryTier, ReplacingAndErasingKeepTheAccountingAndReleaseOnce) {
 }
 
 TEST(MemoryTier, AnObjectInUseOutlivesItsEviction) {
-  MemoryTier tier(100, 16);
   int released = 0;
+  MemoryTier tier(100, 16);
   tier.insert(1, key(1), value(100, &released));
   std::optional<MemoryValue> held = tier.find(1, key(1));
   tier.insert(1, key(2), value(100, &released));  // evicts key 1 while `held` still uses it
