@@ -63,6 +63,16 @@ std::string build_log_text(ze_module_build_log_handle_t log) {
   return text;
 }
 
+// The memory tier keeps a native binary's bytes per context: the next create of the key there
+// skips the disk (Level Zero modules are not shared between creates, so no object is kept).
+MemoryValue memory_value(std::string binary, std::uint64_t compile_us) {
+  MemoryValue value;
+  value.bytes = binary.size();
+  value.binary = std::make_shared<const std::string>(std::move(binary));
+  value.compile_us = compile_us;
+  return value;
+}
+
 // Creates the app's module from the cached binary. False: the driver refused it (entry dropped).
 bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
   ze_module_desc_t native = {ZE_STRUCTURE_TYPE_MODULE_DESC,
@@ -82,6 +92,9 @@ bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
     *call.module = nullptr;
   }
   try {
+    if (result == ZE_RESULT_SUCCESS && lookup.tier != "memory") {
+      engine.remember(lookup, memory_value(lookup.binary, lookup.sidecar.value("compile_time_us", std::uint64_t{0})));
+    }
     if (result == ZE_RESULT_SUCCESS) engine.loaded(lookup, load_us);
     else engine.rejected(lookup, result_text("zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)", result));
   } catch (const std::exception& e) {
@@ -106,6 +119,7 @@ ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& ca
     } else if (std::string binary = native_binary(*call.module); binary.empty()) {
       engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
     } else {
+      engine.remember(lookup, memory_value(binary, build_us));
       engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us});
     }
   } catch (const std::exception& e) {
@@ -130,7 +144,9 @@ std::optional<Lookup> look_up(Engine& engine, const CreateCall& call) {
     engine.uncacheable(inputs.program, target.name, inputs.uncacheable);
     return std::nullopt;
   }
-  return engine.lookup(engine.prepare(std::move(inputs.program), {}), target.identity, target.name);
+  LookupContext context;
+  context.memory_scope = reinterpret_cast<MemoryScope>(call.context);
+  return engine.lookup(engine.prepare(std::move(inputs.program), {}), target.identity, target.name, context);
 }
 
 }  // namespace
