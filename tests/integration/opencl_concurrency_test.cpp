@@ -38,13 +38,10 @@ TEST(OpenClSingleFlight, SixteenColdProcessesCompileEachProgramExactlyOnce) {
   RunOptions options;
   options.env = cache_env(tmp / "cache", tmp / "traces");
   std::vector<std::future<RunResult>> running;
+  // Each process gets its own PoCL scratch dir from run(): PoCL 3.1 processes that load the same
+  // binary at once under one POCL_CACHE_DIR remove each other's work folder (docs/concurrency.md).
   for (int i = 0; i < kProcesses; ++i) {
-    // PoCL 3.1 with its kernel cache off unpacks a loaded binary into a work folder named after
-    // the binary and removes it afterwards: processes that load the same binary at the same time
-    // under one POCL_CACHE_DIR remove each other's folder (docs/concurrency.md). Each gets its own.
-    RunOptions own = options;
-    own.env["POCL_CACHE_DIR"] = (tmp / ("pocl-" + std::to_string(i))).string();
-    running.push_back(std::async(std::launch::async, [own] { return run({OPENCL_EXAMPLE}, own); }));
+    running.push_back(std::async(std::launch::async, [options] { return run({OPENCL_EXAMPLE}, options); }));
   }
   for (auto& process : running) {
     RunResult result = process.get();

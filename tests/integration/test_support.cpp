@@ -67,7 +67,16 @@ bool drain(int out_fd, int err_fd, RunResult& result, std::chrono::steady_clock:
 
 }  // namespace
 
-RunResult run(const std::vector<std::string>& argv, const RunOptions& options) {
+RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
+  // PoCL 3.1 keeps scratch files under POCL_CACHE_DIR (default ~/.cache/pocl) and aborts when a
+  // concurrent process removes them ("Can't get stat()"): tests run in parallel, so each run gets
+  // its own unless the test chose one.
+  RunOptions options = given;
+  std::optional<TempDir> pocl_scratch;
+  if (!options.env.count("POCL_CACHE_DIR")) {
+    pocl_scratch.emplace();
+    options.env["POCL_CACHE_DIR"] = pocl_scratch->path().string();
+  }
   std::vector<std::string> args = argv;
   std::vector<std::string> env = child_environment(options);
   std::vector<char*> c_args = c_strings(args);
