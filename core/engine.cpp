@@ -356,6 +356,14 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   });
 }
 
+bool Engine::awaited(const Lookup& lookup) const {
+  if (!lookup.claim) return false;
+  if (lookup.claim->flight && lookup.claim->flight->awaited()) return true;
+  return lookup.claim->key_lock.held() && store_->key_wanted(lookup.key.key);
+}
+
+void Engine::postpone(Lookup& lookup) { lookup.claim.reset(); }
+
 void Engine::failed(Lookup& lookup, const std::string& reason) {
   count(counter::miss);
   if (remote_) remote_->abandon(lookup.key.key);

@@ -115,6 +115,11 @@ class Engine {
   void rejected(Lookup& lookup, const std::string& reason);
   // A real build succeeded: store the binary in the background.
   void built(Lookup& lookup, BuildResult result);
+  // Whether another thread or process waits for this lookup's build now (it needs the binary now).
+  bool awaited(const Lookup& lookup) const;
+  // The adapter keeps the built program and calls built() later: until then this key is not
+  // awaited (its flight ends, its build lock is released) and a newcomer builds it too.
+  void postpone(Lookup& lookup);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
   // The build cannot be cached at all.

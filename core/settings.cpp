@@ -44,6 +44,9 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256", "entry cap of the in-process memory tier"},
     {"wait", "JITCACHE_WAIT_MS", "30000",
      "wait at most this many ms for another thread or process building the same key, then build"},
+    {"capture", "JITCACHE_CAPTURE", "build",
+     "when a missed build's binary is read and stored: build (right after it) or release (at the "
+     "program's last release or exit, unless someone waits for it)"},
 };
 
 std::string trim(std::string_view text) {
@@ -194,6 +197,11 @@ Settings load_settings() {
   settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
   settings.memory_max_entries = size("memory_max_entries");  // a plain count
   settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds
+  if (text("capture") == "release") {
+    settings.capture_at_release = true;
+  } else if (text("capture") != "build") {
+    settings.problems.push_back("capture: neither build nor release: '" + text("capture") + "'");
+  }
   return settings;
 }
 

@@ -5,6 +5,7 @@
 namespace jitcache {
 
 std::optional<FlightOutcome> Flight::wait(std::chrono::milliseconds timeout) {
+  ++waiters_;
   std::unique_lock lock(mutex_);
   if (!done_.wait_for(lock, timeout, [this] { return outcome_.has_value(); })) return std::nullopt;
   return outcome_;

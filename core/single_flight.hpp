@@ -4,6 +4,7 @@
 // request for the key starts a new one (the memory and disk tiers remember results).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -33,9 +34,12 @@ class Flight {
  public:
   // Blocks until the leader publishes, or `timeout` passes (nullopt).
   std::optional<FlightOutcome> wait(std::chrono::milliseconds timeout);
+  // Whether a thread has waited (or waits) for this flight's outcome.
+  bool awaited() const { return waiters_.load() > 0; }
 
  private:
   friend class FlightTable;
+  std::atomic<int> waiters_{0};
   std::mutex mutex_;
   std::condition_variable done_;
   std::optional<FlightOutcome> outcome_;

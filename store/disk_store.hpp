@@ -116,6 +116,9 @@ class DiskStore {
   // Errors: resource_unavailable_try_again (held by another for the whole wait),
   // read_only_file_system (read-only store), or the I/O error. Never throws.
   std::error_code lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock);
+  // Whether another process waits for the lock of `key` (it left a marker that the lock's holder
+  // removes when it releases the lock).
+  bool key_wanted(const Digest128& key) const;
 
   // Moves an entry's files to quarantine/ and fixes the accounting.
   void quarantine(const Digest128& key, const std::string& reason);

@@ -13,6 +13,7 @@ namespace jitcache {
 
 struct KeyLock::State {
   std::filesystem::path path;
+  std::filesystem::path wanted_path;  // the waiters' marker, served once this lock is released
   fileops::FileLock lock;
 };
 
@@ -32,7 +33,10 @@ bool KeyLock::held() const { return state_ && state_->lock.held(); }
 void KeyLock::release() {
   if (!state_) return;
   // Removed while still locked: nobody can be holding the name's current inode but us.
-  if (state_->lock.held()) (void)fileops::remove_file(state_->path);
+  if (state_->lock.held()) {
+    (void)fileops::remove_file(state_->wanted_path);
+    (void)fileops::remove_file(state_->path);
+  }
   state_.reset();  // closing the file releases the lock
 }
 
@@ -61,6 +65,11 @@ std::error_code lock_current_file(const std::filesystem::path& path, std::chrono
 
 }  // namespace store_detail
 
+bool DiskStore::key_wanted(const Digest128& key) const {
+  fileops::FileInfo info;
+  return !fileops::stat_nofollow(impl_->layout.key_wanted(key), &info);
+}
+
 std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock) {
   try {
     lock->release();
@@ -69,7 +78,14 @@ std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseco
     if (auto error = fileops::make_private_dir(layout.locks_dir())) return error;
     auto state = std::make_unique<KeyLock::State>();
     state->path = layout.key_lock(key);
-    if (auto error = store_detail::lock_current_file(state->path, wait, &state->lock)) return error;
+    state->wanted_path = layout.key_wanted(key);
+    auto error = store_detail::lock_current_file(state->path, std::chrono::milliseconds(0), &state->lock);
+    if (error == std::errc::resource_unavailable_try_again && wait.count() > 0) {
+      fileops::File marker;  // best effort: without it the holder may only store later
+      (void)fileops::File::open_or_create(state->wanted_path, &marker);
+      error = store_detail::lock_current_file(state->path, wait, &state->lock);
+    }
+    if (error) return error;
     lock->state_ = std::move(state);
     return {};
   } catch (...) {

@@ -36,6 +36,8 @@ class StoreLayout {
   // Per-key build locks (cross-process single-flight): <root>/locks/<key>.lock
   std::filesystem::path locks_dir() const { return root_ / "locks"; }
   std::filesystem::path key_lock(const Digest128& key) const { return locks_dir() / (key.hex() + ".lock"); }
+  // Left by a process waiting for the key's lock: its holder then knows the binary is wanted now.
+  std::filesystem::path key_wanted(const Digest128& key) const { return locks_dir() / (key.hex() + ".wanted"); }
 
   EntryPaths entry(const Digest128& key) const;
   // <root>/quarantine/<key>.<when_ns>.<extension>

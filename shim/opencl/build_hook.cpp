@@ -11,6 +11,7 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/log.hpp"
+#include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
@@ -72,34 +73,18 @@ cl_program build_from_binaries(const PendingBuild& pending, const std::vector<co
   return nullptr;
 }
 
-// After the real build: store each device's binary, or record the failure.
+// After the real build: store each device's binary (now or later), or record the failure. Later
+// builds of the key in this context find the bytes in the memory tier and load them once into a
+// shadow then: loading them here would cost every miss a second load, which on drivers whose
+// binary is an IR (NVIDIA's PTX) is most of a compile.
 void finish_real_build(PendingBuild& pending, bool succeeded) {
   std::uint64_t build_us = pending.watch.elapsed_us();
   if (!succeeded) {
     for (Lookup& lookup : pending.lookups) pending.engine->failed(lookup, "the driver's build failed");
     return;
   }
-  std::vector<std::string> binaries = read_binaries(pending.program, pending.devices);
-  std::vector<std::string> kernel_names = kernel_names_of(pending.program);
-  for (size_t d = 0; d < pending.lookups.size(); ++d) {
-    Lookup& lookup = pending.lookups[d];
-    if (binaries[d].empty()) {
-      pending.engine->uncacheable(*lookup.program, lookup.device, "driver returned no binary");
-      continue;
-    }
-    // Later builds of this key in this context find the bytes in the memory tier and load them
-    // once into a shadow then. Loading them here would cost every miss a second load, which on
-    // drivers whose binary is an IR (NVIDIA's PTX) is most of a compile.
-    if (uses_memory_tier(pending)) {
-      MemoryValue value;
-      value.binary = std::make_shared<const std::string>(binaries[d]);
-      value.bytes = binaries[d].size();
-      value.compile_us = build_us;
-      pending.engine->remember(lookup, std::move(value));
-    }
-    pending.engine->built(lookup, {std::move(binaries[d]), kernel_names, build_log(pending.program, pending.devices[d]),
-                                   build_us});
-  }
+  capture_now_or_later({pending.engine, pending.program, pending.devices, std::move(pending.lookups), build_us,
+                        uses_memory_tier(pending)});
 }
 
 // The async build's record is shared by the driver's callback and the caller; whichever finishes
@@ -233,11 +218,22 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
     context.may_wait = false;  // it leads several keys at once: waiting on others could deadlock
   }
   bool all_hit = true;
-  for (cl_device_id device : pending->devices) {
-    const OpenClTarget& target = target_of(device);
-    pending->lookups.push_back(engine->lookup(prepared, target.identity, target.name, context));
-    all_hit = all_hit && pending->lookups.back().hit();
+  auto look_up = [&] {
+    pending->lookups.clear();  // lookups of an earlier round end unused, holding nothing
+    all_hit = true;
+    for (cl_device_id device : pending->devices) {
+      const OpenClTarget& target = target_of(device);
+      pending->lookups.push_back(engine->lookup(prepared, target.identity, target.name, context));
+      all_hit = all_hit && pending->lookups.back().hit();
+    }
+  };
+  look_up();
+  // A miss whose binary this process parked (capture = release): store it, then look again.
+  bool stored_parked = false;
+  for (const Lookup& lookup : pending->lookups) {
+    if (!lookup.hit()) stored_parked = capture_parked_key(lookup.key.key) || stored_parked;
   }
+  if (stored_parked) look_up();
   if (all_hit && pending->lookups.front().memory.object) {
     serve_from_memory(*pending);
     if (pfn_notify) pfn_notify(program, user_data);
@@ -263,6 +259,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
 cl_int build_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,
                      BuildNotify pfn_notify, void* user_data) {
   drop_deferred_compile(program);  // a build starts over from the source
+  capture_parked_program(program);  // a parked binary is stored before the rebuild replaces it
   try {
     return cached_build(program, num_devices, device_list, options, pfn_notify, user_data);
   } catch (const std::exception& e) {

@@ -33,5 +33,8 @@ cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param
                        size_t* param_value_size_ret);
 cl_int release_program(cl_program program);
 cl_int release_kernel(cl_kernel kernel);
+// After the app released a kernel: a parked program (binary_capture.hpp) that only the shim still
+// holds is stored, and what the shim keeps for it dropped.
+void forget_if_only_parked(cl_program program);
 
 }  // namespace jitcache::opencl

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/log.hpp"
+#include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
@@ -78,15 +79,29 @@ cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, 
   return status;
 }
 
+namespace {
+
+// The app's last reference to `program` is gone.
+void forget_released_program(cl_program program) {
+  capture_parked_program(program);  // drops the shim's reference too
+  std::optional<TrackedProgram> tracked = registry().forget(program);
+  if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
+  if (tracked) release_deferred_compile(tracked->deferred);
+}
+
+}  // namespace
+
+void forget_if_only_parked(cl_program program) {
+  if (is_parked(program) && reference_count(program) == 1) forget_released_program(program);
+}
+
 cl_int release_program(cl_program program) {
-  // The last release of a tracked program takes its shadow with it.
-  bool last = registry().find(program).has_value() && reference_count(program) == 1;
+  // The last release of a tracked program takes its shadow with it. A parked program (see
+  // binary_capture.hpp) also holds one reference of the shim's, dropped once it is stored.
+  const cl_uint shim_references = is_parked(program) ? 1 : 0;
+  bool last = registry().find(program).has_value() && reference_count(program) == 1 + shim_references;
   cl_int status = next().clReleaseProgram(program);
-  if (status == CL_SUCCESS && last) {
-    std::optional<TrackedProgram> tracked = registry().forget(program);
-    if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
-    if (tracked) release_deferred_compile(tracked->deferred);
-  }
+  if (status == CL_SUCCESS && last) forget_released_program(program);
   return status;
 }
 

@@ -99,9 +99,13 @@ cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param
 
 cl_int release_kernel(cl_kernel kernel) {
   bool last = kernel_reference_count(kernel) == 1;
+  // A parked program whose app references are gone but for this kernel's is stored after it.
+  cl_program owner = nullptr;
+  if (last) next().clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr);
   cl_int status = next().clReleaseKernel(kernel);
   if (status == CL_SUCCESS && last) {
     if (cl_program program = registry().forget_kernel(kernel)) release_program(program);
+    else if (owner) forget_if_only_parked(owner);
   }
   return status;
 }

@@ -1,0 +1,114 @@
+#include "shim/opencl/binary_capture.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "core/log.hpp"
+#include "shim/opencl/next_functions.hpp"
+#include "shim/opencl/program_queries.hpp"
+
+namespace jitcache::opencl {
+namespace {
+
+struct Parked {
+  std::mutex mutex;
+  std::map<cl_program, BuiltProgram> programs;  // each holds one reference of ours
+};
+
+Parked& parked() {
+  static Parked* p = new Parked;  // never destroyed: the exit handler uses it
+  return *p;
+}
+
+// Reads each device's binary and hands it to the engine (and, for single-device builds, to the
+// memory tier, so that a later build of the key in this context loads the bytes once).
+void store(BuiltProgram& built) {
+  std::vector<std::string> binaries = read_binaries(built.program, built.devices);
+  std::vector<std::string> kernel_names = kernel_names_of(built.program);
+  for (size_t d = 0; d < built.lookups.size(); ++d) {
+    Lookup& lookup = built.lookups[d];
+    if (binaries[d].empty()) {
+      built.engine->uncacheable(*lookup.program, lookup.device, "driver returned no binary");
+      continue;
+    }
+    if (built.uses_memory_tier) {
+      MemoryValue value;
+      value.binary = std::make_shared<const std::string>(binaries[d]);
+      value.bytes = binaries[d].size();
+      value.compile_us = built.build_us;
+      built.engine->remember(lookup, std::move(value));
+    }
+    built.engine->built(lookup, {std::move(binaries[d]), kernel_names, build_log(built.program, built.devices[d]),
+                                 built.build_us});
+  }
+}
+
+// Stores and unparks the parked programs that `pick` selects.
+template <typename Pick>
+bool capture_parked(Pick pick) {
+  std::vector<BuiltProgram> picked;
+  {
+    std::lock_guard lock(parked().mutex);
+    for (auto it = parked().programs.begin(); it != parked().programs.end();) {
+      if (pick(it->second)) {
+        picked.push_back(std::move(it->second));
+        it = parked().programs.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (BuiltProgram& built : picked) {
+    try {
+      store(built);
+    } catch (const std::exception& e) {
+      log_warning(std::string("binary not stored: ") + e.what());
+    }
+    next().clReleaseProgram(built.program);
+  }
+  return !picked.empty();
+}
+
+// Runs before the engine's own exit handler (registered later, so called earlier), which then
+// waits for these stores.
+void capture_all_at_exit() {
+  capture_parked([](const BuiltProgram&) { return true; });
+}
+
+bool worth_parking(const BuiltProgram& built) {
+  return built.engine->settings().capture_at_release && built.uses_memory_tier &&
+         !built.engine->awaited(built.lookups.front());
+}
+
+}  // namespace
+
+void capture_now_or_later(BuiltProgram built) {
+  if (!worth_parking(built)) {
+    store(built);
+    return;
+  }
+  static std::once_flag exit_handler;
+  std::call_once(exit_handler, [] { std::atexit(capture_all_at_exit); });
+  built.engine->postpone(built.lookups.front());
+  next().clRetainProgram(built.program);
+  std::lock_guard lock(parked().mutex);
+  cl_program program = built.program;
+  parked().programs[program] = std::move(built);
+}
+
+bool is_parked(cl_program program) {
+  std::lock_guard lock(parked().mutex);
+  return parked().programs.count(program) > 0;
+}
+
+void capture_parked_program(cl_program program) {
+  capture_parked([program](const BuiltProgram& built) { return built.program == program; });
+}
+
+bool capture_parked_key(const Digest128& key) {
+  return capture_parked([&key](const BuiltProgram& built) { return built.lookups.front().key.key == key; });
+}
+
+}  // namespace jitcache::opencl
