@@ -2,6 +2,7 @@
 // platform_win32.cpp implement them; nothing else in core/ calls the OS directly.
 #pragma once
 
+#include <ctime>
 #include <filesystem>
 #include <string>
 
@@ -13,6 +14,13 @@ std::filesystem::path default_cache_root();
 
 // The running program's path (UTF-8), or empty.
 std::string executable_path();
+
+// Sets an environment variable (UTF-8) of this process, seen by std::getenv and inherited by the
+// programs it starts. Windows keeps two copies (the C runtime's and the process's): both change.
+void set_environment(const std::string& name, const std::string& value);
+
+// The local time of `seconds` since the epoch (localtime_r on POSIX, localtime_s on Windows).
+std::tm local_time(std::time_t seconds);
 
 // Runs `prepare` before fork() and `parent`/`child` after it in each process. No-op without fork.
 void at_fork(void (*prepare)(), void (*parent)(), void (*child)());

@@ -27,6 +27,14 @@ std::string executable_path() {
   return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
 }
 
+void set_environment(const std::string& name, const std::string& value) { ::setenv(name.c_str(), value.c_str(), 1); }
+
+std::tm local_time(std::time_t seconds) {
+  std::tm local{};
+  localtime_r(&seconds, &local);
+  return local;
+}
+
 void at_fork(void (*prepare)(), void (*parent)(), void (*child)()) { pthread_atfork(prepare, parent, child); }
 
 bool worker_threads_outlive_exit() { return true; }

@@ -1,5 +1,6 @@
 #include <windows.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "core/platform.hpp"
@@ -30,6 +31,18 @@ std::string executable_path() {
   if (length == 0 || length >= std::size(buffer)) return {};
   const std::u8string utf8 = std::filesystem::path(std::wstring(buffer, length)).u8string();
   return std::string(utf8.begin(), utf8.end());
+}
+
+void set_environment(const std::string& name, const std::string& value) {
+  const auto wide = [](const std::string& text) { return std::filesystem::path(std::u8string(text.begin(), text.end())).wstring(); };
+  SetEnvironmentVariableW(wide(name).c_str(), wide(value).c_str());  // what CreateProcessW hands on
+  _wputenv_s(wide(name).c_str(), wide(value).c_str());                // what std::getenv reads
+}
+
+std::tm local_time(std::time_t seconds) {
+  std::tm local{};
+  localtime_s(&local, &seconds);
+  return local;
 }
 
 void at_fork(void (*)(), void (*)(), void (*)()) {}  // no fork on Windows

@@ -1,10 +1,13 @@
 // jitcache: the command line tool. Each subcommand lives in commands/<name>.cpp.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <vector>
 
+#include "core/platform.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/launch.hpp"
 
 namespace jitcache::tool {
 
@@ -36,12 +39,16 @@ int main(int argc, char** argv) {
       add_show_command(app),   add_verify_command(app), add_evict_command(app),
       add_clear_command(app),  add_config_command(app), add_explain_command(app),
   };
+  // CLI11 parses from the last argument backwards, so it gets a reversed copy (as App::parse(argc, argv)).
+  std::vector<std::string> arguments = utf8_arguments(argc, argv);
+  arguments.erase(arguments.begin());
+  std::reverse(arguments.begin(), arguments.end());
   try {
-    app.parse(argc, argv);
+    app.parse(std::move(arguments));
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  if (!dir.empty()) ::setenv("JITCACHE_DIR", dir.c_str(), 1);
+  if (!dir.empty()) jitcache::platform::set_environment("JITCACHE_DIR", dir);
   for (const Command& command : commands) {
     if (!command.cli->parsed()) continue;
     if (command.cli->get_name() != "run" && !app.remaining().empty()) {

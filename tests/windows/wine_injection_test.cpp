@@ -2,20 +2,16 @@
 // same app loading OpenCL.dll with LoadLibraryW + GetProcAddress) runs under jitcache-run.exe,
 // which injects jitcache.dll. Wine's OpenCL.dll forwards to the host's real PoCL (its own kernel
 // cache off). The cache it leaves is then read by the Linux store code.
-//
-// Every wine call is bounded by timeout(1) and runs with WINEDEBUG=-all: an unimplemented
-// Windows call would otherwise open winedbg and wait forever.
+// Wine is run through wine_support.hpp (timeout(1), WINEDEBUG=-all).
 #include <gtest/gtest.h>
 
 #include "store/disk_store.hpp"
-#include "test_support.hpp"
+#include "wine_support.hpp"
 
 namespace jitcache::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr const char* kWineTimeout = "180";
 
 struct WindowsRun {
   RunResult result;
@@ -28,26 +24,6 @@ class WineInjection : public ::testing::Test {
   TempDir tmp;
   fs::path cache = tmp / "cache";
   int runs = 0;
-
-  // The prefix lives in the build dir so that only the first test run pays for wineboot.
-  static std::map<std::string, std::string> wine_env() {
-    return {{"WINEPREFIX", WINE_PREFIX},
-            {"WINEDEBUG", "-all"},
-            {"WINEDLLOVERRIDES", "mscoree,mshtml="},  // no Mono/Gecko install prompts
-            {"POCL_KERNEL_CACHE", "0"}};
-  }
-
-  static RunResult wine(std::vector<std::string> argv, std::map<std::string, std::string> env) {
-    argv.insert(argv.begin(), {TIMEOUT_COMMAND, "-k", "10", kWineTimeout, WINE64});
-    RunOptions options;
-    options.env = wine_env();
-    for (auto& [name, value] : env) options.env[name] = value;
-    options.unset = {"LD_PRELOAD", "JITCACHE_DIR", "JITCACHE_TRACE", "JITCACHE_TRACE_DIR", "JITCACHE_DISABLE"};
-    options.timeout_s = 240;
-    return run(argv, options);
-  }
-
-  static std::vector<std::string> example(const char* exe) { return {exe, "--kernels", EXAMPLE_KERNELS}; }
 
   RunResult run_plain(const char* exe) { return wine(example(exe), {}); }
 

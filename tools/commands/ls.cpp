@@ -48,7 +48,7 @@ int list_entries(const LsOptions& options) {
     return 0;
   }
   if (entries.empty()) {
-    std::printf("No entries in %s\n", settings.dir.c_str());
+    std::printf("No entries in %s\n", settings.dir.string().c_str());
     return 0;
   }
   Table table({"KEY", "SIZE", "HITS", "LAST USED", "BUILD", "KIND", "DEVICE", "KERNELS"}, {1, 2, 4});

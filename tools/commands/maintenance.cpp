@@ -44,7 +44,7 @@ int verify_store(const VerifyOptions& options) {
       print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"entries_checked", 0},
                   {"quarantine", options.quarantine}, {"ok", true}, {"problems", nlohmann::json::array()}});
     } else {
-      std::printf("No cache at %s yet: nothing to verify\n", settings.dir.c_str());
+      std::printf("No cache at %s yet: nothing to verify\n", settings.dir.string().c_str());
     }
     return 0;
   }
@@ -60,10 +60,10 @@ int verify_store(const VerifyOptions& options) {
                 {"quarantine", options.quarantine}, {"ok", problems.empty()}, {"problems", list}});
   } else if (problems.empty()) {
     std::printf("%llu entries checked in %s: all sound\n", static_cast<unsigned long long>(size.entries),
-                settings.dir.c_str());
+                settings.dir.string().c_str());
   } else {
     std::printf("%llu entries checked in %s: %zu problem%s\n", static_cast<unsigned long long>(size.entries),
-                settings.dir.c_str(), problems.size(), problems.size() == 1 ? "" : "s");
+                settings.dir.string().c_str(), problems.size(), problems.size() == 1 ? "" : "s");
     Table table({"PROBLEM", "PATH"});
     for (const auto& problem : problems) table.add({problem.problem, problem.path});
     std::fputs(table.render("  ").c_str(), stdout);
@@ -126,7 +126,7 @@ int clear_store(const ClearOptions& options) {
                 {"removed_bytes", report.removed_bytes}, {"entries", left.entries}});
   } else {
     std::printf("Removed %llu entries (%s) from %s\n", static_cast<unsigned long long>(report.removed_entries),
-                format_size(report.removed_bytes).c_str(), settings.dir.c_str());
+                format_size(report.removed_bytes).c_str(), settings.dir.string().c_str());
   }
   return left.entries == 0 ? 0 : report_error("clear: " + std::to_string(left.entries) + " entries could not be removed");
 }

@@ -1,16 +1,12 @@
-// jitcache run [options] [--] app args...: runs the app with the cache injected. The tool execs
-// the app, so the app's exit status and any signal it gets or dies of are its own.
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+// jitcache run [options] [--] app args...: runs the app with the cache injected. On Linux the tool
+// execs the app, so the app's exit status and any signal it gets or dies of are its own; on
+// Windows it injects jitcache.dll as jitcache-run.exe does and returns the app's exit code
+// (tools/lib/launch_*.cpp).
 #include <memory>
 
+#include "core/platform.hpp"
 #include "tools/commands/command.hpp"
-#include "shim/linux/injection_choice.hpp"
-#include "tools/lib/injection.hpp"
+#include "tools/lib/launch.hpp"
 
 namespace jitcache::tool {
 namespace {
@@ -24,34 +20,16 @@ struct RunOptions {
   std::string log;
 };
 
-// Exit codes of the tool's own failures, as env(1) and timeout(1) use them.
-constexpr int kToolFailure = 125;
-constexpr int kCannotExecute = 126;
-constexpr int kNotFound = 127;
-
+// The settings reach the app as the environment variables it reads (it inherits them).
 int run_app(const RunOptions& options, std::vector<std::string> argv) {
   if (argv.empty()) return report_error("run: no command given: jitcache run [options] [--] app args...", 2);
-  if (!options.dir.empty()) ::setenv("JITCACHE_DIR", options.dir.c_str(), 1);
-  if (options.trace) ::setenv("JITCACHE_TRACE", "1", 1);
-  if (!options.trace_dir.empty()) ::setenv("JITCACHE_TRACE_DIR", options.trace_dir.c_str(), 1);
-  if (options.read_only) ::setenv("JITCACHE_READ_ONLY", "1", 1);
-  if (options.disable) ::setenv("JITCACHE_DISABLE", "1", 1);
-  if (!options.log.empty()) ::setenv("JITCACHE_LOG", options.log.c_str(), 1);
-
-  LibraryLookup library = find_shim_library(tool_directory());
-  if (!library.found) return report_error("run: " + library.error, kToolFailure);
-  InjectionPlan plan =
-      plan_injection(*library.found, std::getenv("LD_PRELOAD"), std::getenv("OPENCL_LAYERS"), jitcache::find_opencl_loader());
-  if (options.log == "info" || options.log == "debug") std::fprintf(stderr, "jitcache: %s\n", plan.reason.c_str());
-  for (const auto& [name, value] : plan.env) ::setenv(name.c_str(), value.c_str(), 1);
-
-  std::vector<char*> args;
-  for (std::string& arg : argv) args.push_back(arg.data());
-  args.push_back(nullptr);
-  ::execvp(args[0], args.data());
-  const int error = errno;
-  report_error("run: cannot execute " + argv[0] + ": " + std::strerror(error));
-  return error == ENOENT ? kNotFound : kCannotExecute;
+  if (!options.dir.empty()) platform::set_environment("JITCACHE_DIR", options.dir);
+  if (options.trace) platform::set_environment("JITCACHE_TRACE", "1");
+  if (!options.trace_dir.empty()) platform::set_environment("JITCACHE_TRACE_DIR", options.trace_dir);
+  if (options.read_only) platform::set_environment("JITCACHE_READ_ONLY", "1");
+  if (options.disable) platform::set_environment("JITCACHE_DISABLE", "1");
+  if (!options.log.empty()) platform::set_environment("JITCACHE_LOG", options.log);
+  return run_with_cache(std::move(argv), options.log == "info" || options.log == "debug");
 }
 
 }  // namespace

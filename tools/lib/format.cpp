@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "core/platform.hpp"
+
 namespace jitcache::tool {
 namespace {
 
@@ -52,8 +54,7 @@ std::string format_age_ns(std::int64_t ns) {
 
 std::string format_time_ns(std::int64_t epoch_ns) {
   std::time_t seconds = static_cast<std::time_t>(epoch_ns / 1000000000);
-  std::tm local{};
-  localtime_r(&seconds, &local);
+  const std::tm local = platform::local_time(seconds);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S", &local);
   return text;
