@@ -67,7 +67,8 @@ std::error_code lock_current_file(const std::filesystem::path& path, std::chrono
 
 bool DiskStore::key_wanted(const Digest128& key) const {
   fileops::FileInfo info;
-  return !fileops::stat_nofollow(impl_->layout.key_wanted(key), &info);
+  if (fileops::stat_nofollow(impl_->layout.key_wanted(key), &info)) return true;  // unsure: assume so
+  return info.kind != fileops::FileKind::missing;
 }
 
 std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock) {

@@ -54,6 +54,18 @@ TEST_F(KeyLockTest, OneHolderAtATimeAndTheWaitIsBounded) {
   EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &second));
 }
 
+TEST_F(KeyLockTest, OnlyAWaiterMarksTheKeyWantedAndTheHolderClearsTheMark) {
+  KeyLock holder, waiter;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &holder));
+  EXPECT_FALSE(store_->key_wanted(kKey));  // the holder alone: nobody waits for the key
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(0), &waiter), std::errc::resource_unavailable_try_again);
+  EXPECT_FALSE(store_->key_wanted(kKey));  // a try without waiting leaves no mark
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(20), &waiter), std::errc::resource_unavailable_try_again);
+  EXPECT_TRUE(store_->key_wanted(kKey));  // a process waited (capture = release stores at once then)
+  holder.release();
+  EXPECT_FALSE(store_->key_wanted(kKey));
+}
+
 TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
   {
     KeyLock lock;
