@@ -1,5 +1,5 @@
 // When a missed build's binary is read back and stored. By default right after the build. With
-// capture = release (docs/binary-capture.md) a single-device build nobody waits for is "parked":
+// capture = release (docs/settings.md, "capture") a single-device build nobody waits for is "parked":
 // the shim keeps a reference to the program and reads its binary when the app is done with it
 // (its last release, a rebuild, another build of the same key, or exit). Drivers that generate
 // code lazily at first enqueue (PoCL's work-group functions) then hand out a binary that holds it.

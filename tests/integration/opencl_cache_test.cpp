@@ -97,6 +97,42 @@ TEST_F(OpenClCache, SecondRunHitsEveryBuildWithIdenticalResults) {
               build_ms(first.result.err, "integer_ops"), build_ms(second.result.err, "integer_ops"));
 }
 
+// Size of every stored binary, by file name (the key).
+std::map<std::string, std::uintmax_t> binary_sizes(const fs::path& cache_root) {
+  std::map<std::string, std::uintmax_t> sizes;
+  for (const auto& binary : entry_binaries(cache_root)) sizes[binary.filename().string()] = fs::file_size(binary);
+  return sizes;
+}
+
+// PoCL generates a kernel's work-group code for the app's local size at its first enqueue. With
+// capture = release the binary is read when the app releases the program, so it holds that code;
+// the default reads it right after the build, before any enqueue.
+TEST_F(OpenClCache, CaptureAtReleaseStoresTheCodeGeneratedAtFirstEnqueue) {
+  RunResult plain = run_plain(example());
+  expect_success(plain);
+  const fs::path at_build = tmp / "cache-capture-build";
+  CachedRun built = run_cached(example(), {{"JITCACHE_DIR", at_build.string()}});
+  CachedRun released = run_cached(example(), {{"JITCACHE_CAPTURE", "release"}});
+  for (const CachedRun* cold : {&built, &released}) {
+    expect_success(cold->result);
+    EXPECT_EQ(cold->result.out, plain.out);
+    EXPECT_EQ(cold->verdicts.at("miss"), 2);
+  }
+  const auto sizes_at_build = binary_sizes(at_build), sizes_at_release = binary_sizes(cache);
+  ASSERT_EQ(sizes_at_build.size(), 2u);
+  ASSERT_EQ(sizes_at_release.size(), 2u);
+  for (const auto& [key, bytes] : sizes_at_build) {
+    EXPECT_GT(sizes_at_release.at(key), bytes + 4096) << key;  // at least one more kernel object
+    std::printf("[ sizes    ] %s: %ju bytes read at build, %ju at release\n", key.c_str(), bytes,
+                sizes_at_release.at(key));
+  }
+
+  CachedRun warm = run_cached(example(), {{"JITCACHE_CAPTURE", "release"}});
+  expect_success(warm.result);
+  EXPECT_EQ(warm.result.out, plain.out);
+  EXPECT_EQ(warm.verdicts["hit"], 2);
+}
+
 TEST_F(OpenClCache, AsyncBuildCallsBackOnceOnMissAndHit) {
   RunResult plain = run_plain(example({"--async"}));
   expect_success(plain);

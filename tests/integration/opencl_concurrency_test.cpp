@@ -67,7 +67,8 @@ TEST(OpenClSingleFlight, SixteenColdProcessesCompileEachProgramExactlyOnce) {
               misses_per_key.size(), hits, waited);
 }
 
-TEST(OpenClSingleFlight, ThreadsBuildingTheSameProgramShareOneCompileAndTheMemoryTier) {
+// `capture` is the setting: with "release" the waiting threads make the leader store at once.
+void expect_threads_share_one_compile(const std::string& capture) {
   TempDir tmp;
   constexpr int kThreads = 8;
   const std::vector<std::string> app = {OPENCL_THREADS, "--threads", std::to_string(kThreads)};
@@ -81,6 +82,7 @@ TEST(OpenClSingleFlight, ThreadsBuildingTheSameProgramShareOneCompileAndTheMemor
     // one binary into the same scratch folder and deletes it at the first release, under the
     // other threads' feet (docs/concurrency.md). run() gives the process a fresh POCL_CACHE_DIR.
     options.env.erase("POCL_KERNEL_CACHE");
+    options.env["JITCACHE_CAPTURE"] = capture;
     RunResult result = run(app, options);
     EXPECT_EQ(result.exit_code, 0) << result.err;
     EXPECT_EQ(result.out, plain.out);
@@ -105,6 +107,12 @@ TEST(OpenClSingleFlight, ThreadsBuildingTheSameProgramShareOneCompileAndTheMemor
   EXPECT_EQ(warm["hit/memory"], kThreads);
   EXPECT_EQ(warm["miss/"], 0);
 }
+
+TEST(OpenClSingleFlight, ThreadsBuildingTheSameProgramShareOneCompileAndTheMemoryTier) {
+  expect_threads_share_one_compile("build");
+}
+
+TEST(OpenClSingleFlight, ThreadsShareOneCompileWithCaptureAtReleaseToo) { expect_threads_share_one_compile("release"); }
 
 }  // namespace
 }  // namespace jitcache::testing
