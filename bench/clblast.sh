@@ -4,6 +4,7 @@
 #   pocl_cold   PoCL's kernel cache on, empty          pocl_warm   the same, filled
 #   jc_cold     jitcache on an empty cache (PoCL cache off)   jc_warm   the same, filled
 #   both_warm   PoCL's cache and jitcache, both filled
+#   jc_release_cold, jc_release_warm: jitcache with capture = release (binary read at release)
 # Every run must pass all its tests; a failing run is marked in the CSV and the table.
 #   BENCH_CLBLAST_TESTS="xgemm xaxpy xdot xgemv"  BENCH_REPS=3 (warm variants)
 #   BENCH_SUMMARY_ONLY=1: no runs, only the table and plot from an existing clblast.csv
@@ -36,32 +37,35 @@ run() {
 
 for test in $tests; do
   [ "$summary_only" = 1 ] && break
-  pocl_dir=$(fresh_cache_dir); jc_dir=$(fresh_cache_dir)
+  pocl_dir=$(fresh_cache_dir); jc_dir=$(fresh_cache_dir); release_dir=$(fresh_cache_dir)
   pocl=(POCL_KERNEL_CACHE=1 "POCL_CACHE_DIR=$pocl_dir")
   jc=("JITCACHE_DIR=$jc_dir" "LD_PRELOAD=$shim")
+  jc_release=("JITCACHE_DIR=$release_dir" JITCACHE_CAPTURE=release "LD_PRELOAD=$shim")
   run "$test" nocache 1 POCL_KERNEL_CACHE=0
   run "$test" pocl_cold 1 "${pocl[@]}"
   run "$test" jc_cold 1 POCL_KERNEL_CACHE=0 "${jc[@]}"
+  run "$test" jc_release_cold 1 POCL_KERNEL_CACHE=0 "${jc_release[@]}"
   for rep in $(seq 1 "$reps"); do
     run "$test" pocl_warm "$rep" "${pocl[@]}"
     run "$test" jc_warm "$rep" POCL_KERNEL_CACHE=0 "${jc[@]}"
     run "$test" both_warm "$rep" "${pocl[@]}" "${jc[@]}"
+    run "$test" jc_release_warm "$rep" POCL_KERNEL_CACHE=0 "${jc_release[@]}"
   done
-  rm -rf "$pocl_dir" "$jc_dir"
+  rm -rf "$pocl_dir" "$jc_dir" "$release_dir"
 done
 rm -f "$log"
 
 ms_of() { awk -F, -v t="$2" -v v="$3" '$1 == t && $2 == v { print $4 }' "$1" | median; }
 all_passed() { awk -F, -v t="$1" 'NR > 1 && $1 == t && $5 != 1 { bad = 1 } END { print bad ? "**no**" : "yes" }' "$csv"; }
-variants="nocache pocl_cold pocl_warm jc_cold jc_warm both_warm"
+variants="nocache pocl_cold pocl_warm jc_cold jc_warm both_warm jc_release_cold jc_release_warm"
+ratio() { awk -v a="$(ms_of "$csv" "$1" "$2")" -v b="$(ms_of "$csv" "$1" pocl_warm)" 'BEGIN { printf "%.2f", a / b }'; }
 {
-  echo "| test | no cache | PoCL cache cold | PoCL cache warm | jitcache cold | jitcache warm | both warm | jitcache warm / PoCL warm | all tests passed |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| test | no cache | PoCL cache cold | PoCL cache warm | jitcache cold | jitcache warm | both warm | jitcache cold, capture = release | jitcache warm, capture = release | jitcache warm / PoCL warm (build / release) | all tests passed |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
   for test in $tests; do
     row="| $test"
     for v in $variants; do row="$row | $(ms_of "$csv" "$test" "$v" | awk '{ printf "%.2f s", $1 / 1000 }')"; done
-    ratio=$(awk -v a="$(ms_of "$csv" "$test" jc_warm)" -v b="$(ms_of "$csv" "$test" pocl_warm)" 'BEGIN { printf "%.2f", a / b }')
-    echo "$row | $ratio | $(all_passed "$test") |"
+    echo "$row | $(ratio "$test" jc_warm) / $(ratio "$test" jc_release_warm) | $(all_passed "$test") |"
   done
 } > "$results/clblast.md"
 cat "$results/clblast.md"
@@ -83,6 +87,7 @@ set style histogram cluster gap 1
 set style fill solid 0.8 border -1
 set key top right
 plot "$dat" using 2:xtic(1) title "no cache", '' using 3 title "PoCL cache cold", '' using 4 title "PoCL cache warm", \
-     '' using 5 title "jitcache cold", '' using 6 title "jitcache warm", '' using 7 title "both warm"
+     '' using 5 title "jitcache cold", '' using 6 title "jitcache warm", '' using 7 title "both warm", \
+     '' using 8 title "jitcache cold, capture = release", '' using 9 title "jitcache warm, capture = release"
 PLOT
 rm -f "$dat"

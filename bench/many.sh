@@ -9,6 +9,7 @@ export POCL_KERNEL_CACHE=0
 procs=${BENCH_PROCS:-16}
 reps=${BENCH_REPS:-3}
 corpus=$(mktemp -d)
+scratch=$(mktemp -d)
 "$repo/bench/gen_corpus.sh" "$corpus" 10240
 program=$corpus/k10240.cl
 csv=$results/many.csv
@@ -24,7 +25,9 @@ group() {
   dir=$(fresh_cache_dir)
   start=$(now_ms)
   for _ in $(seq 1 "$count"); do
-    JITCACHE_DIR=$dir LD_PRELOAD=$shim "$timer" --source "$program" >/dev/null &
+    # Its own PoCL scratch dir: PoCL 3.1 with its cache off shares one between processes that
+    # load the same binary and deletes it under them (docs/concurrency.md).
+    POCL_CACHE_DIR=$(mktemp -d -p "$scratch") JITCACHE_DIR=$dir LD_PRELOAD=$shim "$timer" --source "$program" >/dev/null &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid"; done
@@ -41,7 +44,7 @@ start=$(now_ms); pids=()
 for _ in $(seq 1 "$procs"); do "$timer" --source "$program" >/dev/null & pids+=($!); done
 for pid in "${pids[@]}"; do wait "$pid"; done
 echo "many_uncached,1,$(( $(now_ms) - start )),$procs,0" >> "$csv"
-rm -rf "$corpus"
+rm -rf "$corpus" "$scratch"
 
 col() { awk -F, -v c="$1" -v n="$2" '$1 == c { print $n }' "$csv" | median; }
 one=$(col one 3); many=$(col many 3); uncached=$(col many_uncached 3)

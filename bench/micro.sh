@@ -35,6 +35,13 @@ for size in $sizes; do
     echo "$size,cold_shim,$rep,$us" >> "$csv"
     # Whole process, exit included: the background binary read and store finish before exit.
     echo "$size,cold_shim_process,$rep,$(( ($(date +%s%N) - start) / 1000 ))" >> "$csv"
+    # capture = release: the binary is read when the program is released (here: at exit).
+    release_dir=$(fresh_cache_dir)
+    start=$(date +%s%N)
+    us=$(JITCACHE_DIR=$release_dir JITCACHE_CAPTURE=release LD_PRELOAD=$shim "$timer" --source "$source_file")
+    echo "$size,cold_release,$rep,$us" >> "$csv"
+    echo "$size,cold_release_process,$rep,$(( ($(date +%s%N) - start) / 1000 ))" >> "$csv"
+    rm -rf "$release_dir"
     echo "size $size cold rep $rep done" >&2
   done
   # The last cold_shim run left its entry in warm_dir.
@@ -52,16 +59,20 @@ done
 rm -rf "$corpus"
 
 {
-  echo "| source size | cold, no cache | cold with jitcache (miss + store) | miss overhead | whole process: no cache / jitcache | floor (binary from file) | warm disk hit | warm / floor | second build in process |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| source size | cold, no cache | cold with jitcache (miss + store) | miss overhead | cold, capture = release | its overhead | whole process: no cache / jitcache / capture = release | floor (binary from file) | warm disk hit | warm / floor | second build in process |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for size in $sizes; do
     cold=$(median_of "$csv" "$size" cold); cold_shim=$(median_of "$csv" "$size" cold_shim)
+    cold_release=$(median_of "$csv" "$size" cold_release)
     floor=$(median_of "$csv" "$size" floor); warm=$(median_of "$csv" "$size" warm_disk)
     memory=$(median_of "$csv" "$size" memory)
     cp=$(median_of "$csv" "$size" cold_process); csp=$(median_of "$csv" "$size" cold_shim_process)
-    awk -v s="$size" -v c="$cold" -v cs="$cold_shim" -v f="$floor" -v w="$warm" -v m="$memory" -v cp="$cp" -v csp="$csp" 'BEGIN {
-      printf "| %d KiB | %.1f ms | %.1f ms | %+.1f %% | %.2f s / %.2f s | %.2f ms | %.2f ms | %.2f | %.1f µs |\n",
-             s / 1024, c / 1000, cs / 1000, (cs / c - 1) * 100, cp / 1e6, csp / 1e6, f / 1000, w / 1000, w / f, m }'
+    crp=$(median_of "$csv" "$size" cold_release_process)
+    awk -v s="$size" -v c="$cold" -v cs="$cold_shim" -v cr="$cold_release" -v f="$floor" -v w="$warm" -v m="$memory" \
+        -v cp="$cp" -v csp="$csp" -v crp="$crp" 'BEGIN {
+      printf "| %d KiB | %.1f ms | %.1f ms | %+.1f %% | %.1f ms | %+.1f %% | %.2f s / %.2f s / %.2f s | %.2f ms | %.2f ms | %.2f | %.1f µs |\n",
+             s / 1024, c / 1000, cs / 1000, (cs / c - 1) * 100, cr / 1000, (cr / c - 1) * 100, cp / 1e6, csp / 1e6, crp / 1e6,
+             f / 1000, w / 1000, w / f, m }'
   done
 } > "$results/micro.md"
 cat "$results/micro.md"
