@@ -13,6 +13,11 @@ sizes=${BENCH_SIZES:-1024 10240 102400 1048576}
 cold_reps=${BENCH_COLD_REPS:-5}
 warm_reps=${BENCH_WARM_REPS:-11}
 corpus=$(mktemp -d)
+# Every run gets an empty PoCL scratch dir: with its cache off PoCL unpacks a loaded binary into a
+# folder named in the binary and deletes it at release, so a folder a previous process left behind
+# (the cache's memory tier keeps its program until exit) would make the next load cheaper.
+scratch=$(mktemp -d)
+fresh_pocl() { POCL_CACHE_DIR=$(mktemp -d -p "$scratch") env "$@"; }
 csv=$results/micro.csv
 echo "size,variant,rep,us" > "$csv"
 "$repo/bench/gen_corpus.sh" "$corpus" $sizes
@@ -23,22 +28,22 @@ for size in $sizes; do
   for rep in $(seq 1 "$cold_reps"); do
     dump=(); [ "$rep" = 1 ] && dump=(--dump-binary "$corpus/k$size.bin")
     start=$(date +%s%N)
-    us=$("$timer" --source "$source_file" | head -1)
+    us=$(fresh_pocl "$timer" --source "$source_file" | head -1)
     echo "$size,cold,$rep,$us" >> "$csv"
     echo "$size,cold_process,$rep,$(( ($(date +%s%N) - start) / 1000 ))" >> "$csv"
     # The floor's binary, read as the cache reads it (not timed).
-    [ "$rep" = 1 ] && "$timer" --source "$source_file" "${dump[@]}" >/dev/null
+    [ "$rep" = 1 ] && fresh_pocl "$timer" --source "$source_file" "${dump[@]}" >/dev/null
     [ -n "$warm_dir" ] && rm -rf "$warm_dir"
     warm_dir=$(fresh_cache_dir)
     start=$(date +%s%N)
-    us=$(JITCACHE_DIR=$warm_dir LD_PRELOAD=$shim "$timer" --source "$source_file")
+    us=$(fresh_pocl JITCACHE_DIR="$warm_dir" LD_PRELOAD="$shim" "$timer" --source "$source_file")
     echo "$size,cold_shim,$rep,$us" >> "$csv"
     # Whole process, exit included: the background binary read and store finish before exit.
     echo "$size,cold_shim_process,$rep,$(( ($(date +%s%N) - start) / 1000 ))" >> "$csv"
     # capture = release: the binary is read when the program is released (here: at exit).
     release_dir=$(fresh_cache_dir)
     start=$(date +%s%N)
-    us=$(JITCACHE_DIR=$release_dir JITCACHE_CAPTURE=release LD_PRELOAD=$shim "$timer" --source "$source_file")
+    us=$(fresh_pocl JITCACHE_DIR="$release_dir" JITCACHE_CAPTURE=release LD_PRELOAD="$shim" "$timer" --source "$source_file")
     echo "$size,cold_release,$rep,$us" >> "$csv"
     echo "$size,cold_release_process,$rep,$(( ($(date +%s%N) - start) / 1000 ))" >> "$csv"
     rm -rf "$release_dir"
@@ -46,9 +51,9 @@ for size in $sizes; do
   done
   # The last cold_shim run left its entry in warm_dir.
   for rep in $(seq 1 "$warm_reps"); do
-    us=$("$timer" --binary "$corpus/k$size.bin")
+    us=$(fresh_pocl "$timer" --binary "$corpus/k$size.bin")
     echo "$size,floor,$rep,$us" >> "$csv"
-    times=$(JITCACHE_DIR=$warm_dir LD_PRELOAD=$shim "$timer" --source "$source_file" --reps 3)
+    times=$(fresh_pocl JITCACHE_DIR="$warm_dir" LD_PRELOAD="$shim" "$timer" --source "$source_file" --reps 3)
     echo "$size,warm_disk,$rep,$(sed -n 1p <<<"$times")" >> "$csv"
     echo "$size,memory,$rep,$(sed -n 3p <<<"$times")" >> "$csv"
   done
@@ -56,7 +61,7 @@ for size in $sizes; do
   cp "$warm_dir/stats.json" "$results/micro-stats-$size.json" 2>/dev/null || true
   rm -rf "$warm_dir"
 done
-rm -rf "$corpus"
+rm -rf "$corpus" "$scratch"
 
 {
   echo "| source size | cold, no cache | cold with jitcache (miss + store) | miss overhead | cold, capture = release | its overhead | whole process: no cache / jitcache / capture = release | floor (binary from file) | warm disk hit | warm / floor | second build in process |"

@@ -22,7 +22,14 @@ if [ -x "$tool" ]; then
     echo "cli_$command,$(( ($(date +%s%N) - start) / 1000000 )),ms" >> "$csv"
   done
 fi
+sync  # the fill's writes are flushed before either removal is timed
 "$build/bench/store_scale" evict "$dir" >> "$csv"
+# The disk's own floor for the same work: rm deletes the remaining half (as many files as the
+# eviction removed), so the pass can be judged against what this disk allows.
+sync
+start=$(date +%s%N)
+find "$dir" -path '*/??/??/*' \( -name '*.bin' -o -name '*.json' \) -print0 | xargs -0 rm -f
+echo "rm_floor,$(awk -v ns="$(( $(date +%s%N) - start ))" 'BEGIN { printf "%.3f", ns / 1e9 }'),s" >> "$csv"
 rm -rf "$dir"
 
 value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$csv"; }
@@ -41,5 +48,7 @@ value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$csv"; }
     echo "| \`jitcache stats\` / \`ls\` | not measured: the tool was not built yet | |"
   fi
   echo "| eviction pass (to half: $(value evicted_entries | cut -d. -f1) entries removed) | $(value eviction_pass) s | ≤ 2 s |"
+  echo "| the disk's floor: \`rm\` of the other half's files | $(value rm_floor) s | |"
+  echo "| eviction pass / rm floor | $(awk -v a="$(value eviction_pass)" -v b="$(value rm_floor)" 'BEGIN { printf "%.2f", a / b }') × | |"
 } > "$results/scale.md"
 cat "$results/scale.md"

@@ -120,6 +120,12 @@ std::optional<IncludeDirective> parse_include_line(std::string_view line) {
 }
 
 std::vector<IncludeDirective> find_includes(std::string_view source) {
+  // Fast path for sources without directives (the scan below costs ~10 ns per byte, 1 ms of every
+  // 100 KiB memory hit): no directive lacks the word, and only a backslash-newline could split it.
+  if (source.find("include") == std::string_view::npos && source.find("\\\n") == std::string_view::npos &&
+      source.find("\\\r\n") == std::string_view::npos) {
+    return {};
+  }
   const std::string code = strip_comments(source);
   const std::string_view text(code);
   std::vector<IncludeDirective> includes;

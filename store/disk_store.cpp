@@ -308,10 +308,16 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   return result;
 }
 
-EntryFootprint DiskStore::Impl::remove_locked(SizeLedger& ledger, const EntryPaths& paths) {
+EntryFootprint DiskStore::Impl::remove_locked(SizeLedger& ledger, const EntryPaths& paths,
+                                             const EntryFootprint* expected) {
   EntryFootprint before, after;
   if (store_detail::measure_entry(paths, &before)) return {};
   if (!before.committed && before.binary.kind != fileops::FileKind::regular) return {};
+  // Hit (touched) or replaced since the caller looked: not the entry it meant to remove.
+  if (expected && (!before.committed || before.sidecar.identity != expected->sidecar.identity ||
+                   before.sidecar.mtime_ns != expected->sidecar.mtime_ns)) {
+    return {};
+  }
   if (ledger.mark_dirty()) return {};
   (void)fileops::remove_file(paths.sidecar);  // uncommit first: readers now see a miss
   (void)fileops::remove_file(paths.binary);

@@ -58,8 +58,10 @@ struct DiskStore::Impl {
   void quarantine_locked(store_detail::SizeLedger& ledger, const Digest128& key,
                          const std::string& reason, bool damaged);
   // With the size lock held: unlink sidecar (uncommit) then binary. Returns what was removed.
+  // With `expected`, only if the sidecar is still the one measured there.
   store_detail::EntryFootprint remove_locked(store_detail::SizeLedger& ledger,
-                                             const store_detail::EntryPaths& paths);
+                                             const store_detail::EntryPaths& paths,
+                                             const store_detail::EntryFootprint* expected = nullptr);
 
   // Maintenance (store_maintenance.cpp).
   SizeInfo size();

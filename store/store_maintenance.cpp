@@ -193,15 +193,9 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
         break;
       }
       ++next;
-      // Skip an entry that was hit (touched) or replaced since the scan: it is no longer the
-      // least recently used one.
-      EntryFootprint now;
-      if (store_detail::measure_entry(candidate.paths, &now) || !now.committed ||
-          now.sidecar.identity != candidate.footprint.sidecar.identity ||
-          now.sidecar.mtime_ns != candidate.footprint.sidecar.mtime_ns) {
-        continue;
-      }
-      const EntryFootprint removed = remove_locked(*ledger, candidate.paths);
+      // An entry hit (touched) or replaced since the scan is no longer the least recently used
+      // one: remove_locked leaves it.
+      const EntryFootprint removed = remove_locked(*ledger, candidate.paths, &candidate.footprint);
       if (removed.committed) {
         report.removed_entries += 1;
         report.removed_bytes += removed.bytes;

@@ -86,6 +86,13 @@ TEST_F(IncludeScanTest, IgnoresIncludesInComments) {
   EXPECT_EQ(names(headers), (std::vector<std::string>{"real.h"}));
 }
 
+TEST_F(IncludeScanTest, FindsADirectiveSplitByBackslashNewlines) {
+  write("split.h", "");
+  EXPECT_EQ(names(scan("#inc\\\nlude \"split.h\"\n")), (std::vector<std::string>{"split.h"}));
+  EXPECT_EQ(names(scan("#inc\\\r\nlude \"split.h\"\n")), (std::vector<std::string>{"split.h"}));
+  EXPECT_TRUE(scan("__kernel void k(__global int* including) {}\n").empty());
+}
+
 TEST_F(IncludeScanTest, IncludeDirectoriesAreSearchedInOrder) {
   write("first/x.h", "first");
   write("second/x.h", "second");
