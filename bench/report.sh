@@ -14,7 +14,6 @@ ratio_max() {  # CSV, numerator variant, denominator variant: the worst per-grou
   done | sort -g | tail -1
 }
 verdict() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN { ok = (op == "<=") ? v <= t : v >= t; print ok ? "met" : "**missed**" }'; }
-scale_value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$r/scale.csv"; }
 
 targets() {
   echo "| target | measured | verdict |"
@@ -52,23 +51,25 @@ targets() {
   else
     echo "| NVIDIA: jitcache warm ≤ 0.5 × ComputeCache warm | not run yet (see Part 3) | |"
   fi
-  if [ -f "$r/many.csv" ]; then
-    local one many compiles
-    one=$(awk -F, '$1 == "one" { print $3 }' "$r/many.csv" | median)
-    many=$(awk -F, '$1 == "many" { print $3 }' "$r/many.csv" | median)
-    compiles=$(awk -F, '$1 == "many" { print $4 }' "$r/many.csv" | median)
-    local ratio; ratio=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.2f", a / b }')
-    echo "| 16 processes: one compile per key | $compiles compiles for 1 key | $(verdict "$compiles" 1 "<=") |"
-    echo "| 16 processes: wall ≤ 1.3 × one process | $ratio × | $(verdict "$ratio" 1.3 "<=") |"
-  else
-    echo "| 16 processes | not run | |"
-  fi
-  if [ -f "$r/scale.csv" ]; then
-    echo "| 100k entries: lookup p99 ≤ 100 µs | $(scale_value lookup_p99) µs | $(verdict "$(scale_value lookup_p99)" 100 "<=") |"
-    echo "| 100k entries: eviction pass ≤ 2 s | $(scale_value eviction_pass) s (\`rm\` of as many files: $(scale_value rm_floor) s) | $(verdict "$(scale_value eviction_pass)" 2 "<=") |"
-  else
-    echo "| scale targets | not run | |"
-  fi
+  local csv where
+  for csv in "$r/many.csv" "$r/many-16cores.csv"; do
+    [ -f "$csv" ] || continue
+    where="this machine"; [[ "$csv" == *16cores* ]] && where="16 cores"
+    local one many compiles ratio
+    one=$(awk -F, '$1 == "one" { print $3 }' "$csv" | median)
+    many=$(awk -F, '$1 == "many" { print $3 }' "$csv" | median)
+    compiles=$(awk -F, '$1 == "many" { print $4 }' "$csv" | median)
+    ratio=$(awk -v a="$many" -v b="$one" 'BEGIN { printf "%.2f", a / b }')
+    echo "| 16 processes ($where): one compile per key | $compiles compiles for 1 key | $(verdict "$compiles" 1 "<=") |"
+    echo "| 16 processes ($where): wall ≤ 1.3 × one process | $ratio × | $(verdict "$ratio" 1.3 "<=") |"
+  done
+  for csv in "$r/scale.csv" "$r/scale-16cores.csv"; do
+    [ -f "$csv" ] || continue
+    where="this machine"; [[ "$csv" == *16cores* ]] && where="16 cores"
+    value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$csv"; }
+    echo "| 100k entries ($where): lookup p99 ≤ 100 µs | $(value lookup_p99) µs | $(verdict "$(value lookup_p99)" 100 "<=") |"
+    echo "| 100k entries ($where): eviction pass ≤ 2 s | $(value eviction_pass) s (\`rm\` of as many files: $(value rm_floor) s) | $(verdict "$(value eviction_pass)" 2 "<=") |"
+  done
 }
 
 section() {  # title, fragment, plot
@@ -77,6 +78,10 @@ section() {  # title, fragment, plot
   echo
   if [ -f "$r/$2.md" ]; then
     cat "$r/$2.md"
+    if [ -f "$r/$2-16cores.md" ]; then
+      printf '\nThe same script on the GPU machine'"'"'s 16 CPU cores (Intel Xeon, ext4 on a virtual disk; raw: [benchmarks/%s-16cores.csv](benchmarks/%s-16cores.csv)):\n\n' "$2" "$2"
+      cat "$r/$2-16cores.md"
+    fi
     [ -f "$r/$2.png" ] && printf '\n![%s](benchmarks/%s.png)\n' "$1" "$2"
     printf '\nRaw numbers: [benchmarks/%s.csv](benchmarks/%s.csv).\n' "$2" "$2"
   else
