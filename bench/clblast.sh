@@ -22,12 +22,17 @@ else
 fi
 log=$(mktemp)
 
+# Runs with PoCL's cache off get an empty PoCL scratch dir each: PoCL unpacks a loaded binary into
+# a folder named in the binary and deletes it only when the program is released, so folders left
+# by an earlier process (holding the work-group code it generated) would speed up the next one.
+scratch=$(mktemp -d)
+
 # run TEST VARIANT REP [env assignments...]: one timed run of /usr/bin/clblast_test_TEST.
 run() {
   local test=$1 variant=$2 rep=$3 start passed=1
   shift 3
   start=$(date +%s%N)
-  env "$@" "/usr/bin/clblast_test_$test" >"$log" 2>&1 || passed=0
+  env "POCL_CACHE_DIR=$(mktemp -d -p "$scratch")" "$@" "/usr/bin/clblast_test_$test" >"$log" 2>&1 || passed=0
   local ms=$(( ($(date +%s%N) - start) / 1000000 ))
   grep -q "test(s) passed" "$log" || passed=0
   grep -Eq "[1-9][0-9]* test\(s\) failed" "$log" && passed=0
@@ -53,7 +58,7 @@ for test in $tests; do
   done
   rm -rf "$pocl_dir" "$jc_dir" "$release_dir"
 done
-rm -f "$log"
+rm -rf "$log" "$scratch"
 
 ms_of() { awk -F, -v t="$2" -v v="$3" '$1 == t && $2 == v { print $4 }' "$1" | median; }
 all_passed() { awk -F, -v t="$1" 'NR > 1 && $1 == t && $5 != 1 { bad = 1 } END { print bad ? "**no**" : "yes" }' "$csv"; }

@@ -12,10 +12,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CachedRun {
-  RunResult result;
-  std::vector<nlohmann::json> traces;
-  std::map<std::string, int> verdicts;
+struct LevelZeroRun : CachedRun {
   int compiles = 0;  // real compiles during this run
 };
 
@@ -35,7 +32,7 @@ class LevelZeroCache : public ::testing::Test {
     return static_cast<int>(std::count(log.begin(), log.end(), '\n'));
   }
 
-  CachedRun run_cached(std::vector<std::string> args = {}, std::map<std::string, std::string> extra = {}) {
+  LevelZeroRun run_cached(std::vector<std::string> args = {}, std::map<std::string, std::string> extra = {}) {
     fs::path trace_dir = tmp / ("traces-" + std::to_string(++runs));
     RunOptions options;
     options.env = driver_env();
@@ -45,10 +42,7 @@ class LevelZeroCache : public ::testing::Test {
                         {"JITCACHE_TRACE_DIR", trace_dir.string()}});
     for (auto& [name, value] : extra) options.env[name] = value;
     const int before = compiles_so_far();
-    CachedRun cached;
-    cached.result = run(example(std::move(args)), options);
-    cached.traces = read_traces(trace_dir);
-    cached.verdicts = count_verdicts(cached.traces);
+    LevelZeroRun cached{run_traced(example(std::move(args)), options, trace_dir)};
     cached.compiles = compiles_so_far() - before;
     return cached;
   }
@@ -96,7 +90,7 @@ TEST_F(LevelZeroCache, FirstRunCompilesAndStoresSecondRunCompilesNothing) {
   expect_success(plain);
   ASSERT_NE(plain.out.find("kernels: scale_ints add_offset dot_partial"), std::string::npos) << plain.out;
 
-  CachedRun first = run_cached({"--build-log"});
+  LevelZeroRun first = run_cached({"--build-log"});
   expect_success(first.result);
   EXPECT_EQ(first.result.out, plain.out);
   EXPECT_EQ(first.compiles, 1);
@@ -110,7 +104,7 @@ TEST_F(LevelZeroCache, FirstRunCompilesAndStoresSecondRunCompilesNothing) {
   EXPECT_EQ(sidecar["components"]["device"]["value"]["name"], "jitcache test device");
   EXPECT_EQ(sidecar["components"]["compiler"]["value"]["versions"]["driver_version"], "1000");
 
-  CachedRun second = run_cached({"--build-log"});
+  LevelZeroRun second = run_cached({"--build-log"});
   expect_success(second.result);
   EXPECT_EQ(second.result.out, plain.out);  // same kernel names, properties and native binary
   EXPECT_EQ(second.compiles, 0);
@@ -125,13 +119,13 @@ TEST_F(LevelZeroCache, FirstRunCompilesAndStoresSecondRunCompilesNothing) {
 TEST_F(LevelZeroCache, RepeatedCreateInOneProcessIsAMemoryHit) {
   RunResult plain = run_plain({"--modules", "3"});
   expect_success(plain);
-  CachedRun run = run_cached({"--modules", "3"});
+  LevelZeroRun run = run_cached({"--modules", "3"});
   expect_success(run.result);
   EXPECT_EQ(run.result.out, plain.out);
   EXPECT_EQ(run.compiles, 1);
   EXPECT_EQ(run.verdicts["miss"], 1);
   EXPECT_EQ(run.verdicts["hit"], 2);
-  CachedRun next = run_cached({"--modules", "3"});
+  LevelZeroRun next = run_cached({"--modules", "3"});
   EXPECT_EQ(next.result.out, plain.out);
   EXPECT_EQ(next.compiles, 0);
   EXPECT_EQ(next.verdicts["hit"], 3);
@@ -142,20 +136,20 @@ TEST_F(LevelZeroCache, RepeatedCreateInOneProcessIsAMemoryHit) {
 }
 
 TEST_F(LevelZeroCache, SpecConstantValuesAreKeyedWithTheirDeclaredWidths) {
-  CachedRun three = run_cached({"--scale", "3"});
+  LevelZeroRun three = run_cached({"--scale", "3"});
   expect_success(three.result);
-  CachedRun four = run_cached({"--scale", "4"});
+  LevelZeroRun four = run_cached({"--scale", "4"});
   expect_success(four.result);
   EXPECT_EQ(four.compiles, 1);
   EXPECT_EQ(four.verdicts["miss"], 1);
   EXPECT_NE(native_binary_line(four.result.out), native_binary_line(three.result.out));
   EXPECT_EQ(four.result.out, run_plain({"--scale", "4"}).out);
 
-  CachedRun saturate = run_cached({"--scale", "4", "--saturate"});  // the one-byte bool constant
+  LevelZeroRun saturate = run_cached({"--scale", "4", "--saturate"});  // the one-byte bool constant
   EXPECT_EQ(saturate.compiles, 1);
   EXPECT_EQ(saturate.verdicts["miss"], 1);
 
-  CachedRun four_again = run_cached({"--scale", "4"});
+  LevelZeroRun four_again = run_cached({"--scale", "4"});
   EXPECT_EQ(four_again.compiles, 0);
   EXPECT_EQ(four_again.verdicts["hit"], 1);
   EXPECT_EQ(four_again.result.out, four.result.out);
@@ -170,10 +164,10 @@ TEST_F(LevelZeroCache, SpecConstantValuesAreKeyedWithTheirDeclaredWidths) {
 
 TEST_F(LevelZeroCache, BuildFlagsAreKeyedWithWhitespaceCollapsed) {
   expect_success(run_cached({"--flags", "-ze-opt-level=2"}).result);
-  CachedRun spaced = run_cached({"--flags", "  -ze-opt-level=2 "});
+  LevelZeroRun spaced = run_cached({"--flags", "  -ze-opt-level=2 "});
   EXPECT_EQ(spaced.compiles, 0);
   EXPECT_EQ(spaced.verdicts["hit"], 1);
-  CachedRun disabled = run_cached({"--flags", "-ze-opt-disable"});
+  LevelZeroRun disabled = run_cached({"--flags", "-ze-opt-disable"});
   expect_success(disabled.result);
   EXPECT_EQ(disabled.compiles, 1);
   EXPECT_EQ(disabled.verdicts["miss"], 1);
@@ -185,7 +179,7 @@ TEST_F(LevelZeroCache, OneChangedByteOfSpirvMisses) {
   spirv[8] ^= 0x01;  // the generator word: the module stays valid, the bytes differ
   fs::path changed = tmp / "changed.spv";
   write_text(changed, spirv);
-  CachedRun run = run_cached({"--spirv", changed.string()});
+  LevelZeroRun run = run_cached({"--spirv", changed.string()});
   expect_success(run.result);
   EXPECT_EQ(run.compiles, 1);
   EXPECT_EQ(run.verdicts["miss"], 1);
@@ -198,14 +192,14 @@ TEST_F(LevelZeroCache, DamagedNativeBinaryIsRejectedByTheDriverAndRebuilt) {
     binary[9] ^= 0x01;  // inside the driver's header (format version), past its magic
     return binary;
   });
-  CachedRun stale = run_cached({"--build-log"});
+  LevelZeroRun stale = run_cached({"--build-log"});
   expect_success(stale.result);
   EXPECT_EQ(stale.result.out, plain.out);
   EXPECT_EQ(stale.compiles, 1);
   EXPECT_EQ(stale.verdicts["stale"], 1);
   EXPECT_NE(stale.traces.at(0)["reason"].get<std::string>().find("driver rejected"), std::string::npos);
 
-  CachedRun again = run_cached();
+  LevelZeroRun again = run_cached();
   EXPECT_EQ(again.compiles, 0);
   EXPECT_EQ(again.verdicts["hit"], 1);
 }
@@ -214,7 +208,7 @@ TEST_F(LevelZeroCache, ForeignNativeBinaryIsRejectedByTheDriverAndRebuilt) {
   RunResult plain = run_plain();
   expect_success(run_cached().result);
   rewrite_entries([](const std::string&) { return std::string(4096, 'x'); });
-  CachedRun stale = run_cached();
+  LevelZeroRun stale = run_cached();
   expect_success(stale.result);
   EXPECT_EQ(stale.result.out, plain.out);
   EXPECT_EQ(stale.compiles, 1);
@@ -224,7 +218,7 @@ TEST_F(LevelZeroCache, ForeignNativeBinaryIsRejectedByTheDriverAndRebuilt) {
 
 TEST_F(LevelZeroCache, DriverUpgradeMissesThroughTheKey) {
   expect_success(run_cached().result);
-  CachedRun upgraded = run_cached({}, {{"JITCACHE_TEST_ZE_DRIVER_VERSION", "1001"}});
+  LevelZeroRun upgraded = run_cached({}, {{"JITCACHE_TEST_ZE_DRIVER_VERSION", "1001"}});
   expect_success(upgraded.result);
   EXPECT_EQ(upgraded.compiles, 1);
   EXPECT_EQ(upgraded.verdicts["miss"], 1);  // a new key, not a stale entry the driver refused
@@ -235,7 +229,7 @@ TEST_F(LevelZeroCache, UnknownExtensionPassesThroughUncachedWithItsReason) {
   RunResult plain = run_plain({"--program-desc"});
   expect_success(plain);
   for (int i = 0; i < 2; ++i) {
-    CachedRun run = run_cached({"--program-desc"});
+    LevelZeroRun run = run_cached({"--program-desc"});
     expect_success(run.result);
     EXPECT_EQ(run.result.out, plain.out);
     EXPECT_EQ(run.compiles, 1);
@@ -252,7 +246,7 @@ TEST_F(LevelZeroCache, UnreadableSpirvGetsTheDriversErrorAndStoresNothing) {
   write_text(garbage, std::string(64, 'x'));
   RunResult plain = run_plain({"--spirv", garbage.string(), "--build-log"});
   EXPECT_EQ(plain.exit_code, 1);
-  CachedRun cached = run_cached({"--spirv", garbage.string(), "--build-log"});
+  LevelZeroRun cached = run_cached({"--spirv", garbage.string(), "--build-log"});
   EXPECT_EQ(cached.result.exit_code, plain.exit_code);
   EXPECT_EQ(cached.result.out, plain.out);  // the same build log
   EXPECT_NE(cached.result.err.find("zeModuleCreate failed"), std::string::npos) << cached.result.err;
@@ -262,7 +256,7 @@ TEST_F(LevelZeroCache, UnreadableSpirvGetsTheDriversErrorAndStoresNothing) {
 
 TEST_F(LevelZeroCache, DisabledCacheCompilesEveryTime) {
   for (int i = 0; i < 2; ++i) {
-    CachedRun run = run_cached({}, {{"JITCACHE_DISABLE", "1"}});
+    LevelZeroRun run = run_cached({}, {{"JITCACHE_DISABLE", "1"}});
     expect_success(run.result);
     EXPECT_EQ(run.compiles, 1);
     EXPECT_TRUE(run.traces.empty());

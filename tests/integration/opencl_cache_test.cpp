@@ -14,12 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CachedRun {
-  RunResult result;
-  std::vector<nlohmann::json> traces;
-  std::map<std::string, int> verdicts;
-};
-
 class OpenClCache : public ::testing::Test {
  protected:
   TempDir tmp;
@@ -39,11 +33,7 @@ class OpenClCache : public ::testing::Test {
     fs::path trace_dir = tmp / ("traces-" + std::to_string(++runs));
     options.env = cache_env(trace_dir);
     for (auto& [name, value] : extra) options.env[name] = value;
-    CachedRun cached;
-    cached.result = run(argv, options);
-    cached.traces = read_traces(trace_dir);
-    cached.verdicts = count_verdicts(cached.traces);
-    return cached;
+    return run_traced(argv, options, trace_dir);
   }
 
   RunResult run_plain(const std::vector<std::string>& argv) {

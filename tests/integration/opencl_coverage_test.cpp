@@ -15,18 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CachedRun {
-  RunResult result;
-  std::vector<nlohmann::json> traces;
-  std::map<std::string, int> verdicts;
-
-  int count(const std::string& kind, const std::string& verdict) const {
-    int n = 0;
-    for (const auto& trace : traces) n += trace.value("kind", "") == kind && trace.value("verdict", "") == verdict;
-    return n;
-  }
-};
-
 enum class Via { layer, preload, both };
 
 class OpenClCoverage : public ::testing::Test {
@@ -46,11 +34,7 @@ class OpenClCoverage : public ::testing::Test {
     if (via != Via::preload) options.env["OPENCL_LAYERS"] = JITCACHE_LIBRARY;
     if (via != Via::layer) options.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
     for (auto& [name, value] : extra) options.env[name] = value;
-    CachedRun cached;
-    cached.result = run(argv, options);
-    cached.traces = read_traces(trace_dir);
-    cached.verdicts = count_verdicts(cached.traces);
-    return cached;
+    return run_traced(argv, options, trace_dir);
   }
 
   RunResult run_plain(const std::vector<std::string>& argv, std::map<std::string, std::string> extra = {}) {

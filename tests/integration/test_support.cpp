@@ -136,6 +136,21 @@ std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& tra
   return counts;
 }
 
+int CachedRun::count(const std::string& kind, const std::string& verdict) const {
+  int n = 0;
+  for (const auto& trace : traces) n += trace.value("kind", "") == kind && trace.value("verdict", "") == verdict;
+  return n;
+}
+
+CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& options,
+                     const std::filesystem::path& trace_dir) {
+  CachedRun cached;
+  cached.result = run(argv, options);
+  cached.traces = read_traces(trace_dir);
+  cached.verdicts = count_verdicts(cached.traces);
+  return cached;
+}
+
 std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root) {
   std::vector<std::filesystem::path> binaries;
   std::error_code ec;

@@ -43,6 +43,17 @@ class TempDir {
 
 std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
 std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& traces);
+
+// A run under the shim: what the app printed, the traces it left in `trace_dir`, their verdicts.
+struct CachedRun {
+  RunResult result;
+  std::vector<nlohmann::json> traces;
+  std::map<std::string, int> verdicts;
+
+  int count(const std::string& kind, const std::string& verdict) const;  // traces of that kind and verdict
+};
+CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& options,
+                     const std::filesystem::path& trace_dir);
 std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root);  // every <key>.bin
 std::string read_text(const std::filesystem::path& file);
 void write_text(const std::filesystem::path& file, const std::string& text);
