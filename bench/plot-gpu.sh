@@ -5,7 +5,7 @@ dir=${1:-$(dirname "$0")/../docs/benchmarks}
 gnuplot <<PLOT
 set terminal pngcairo size 900,500 noenhanced
 set output "$dir/gpu.png"
-set title "jitcache on NVIDIA OpenCL (H100): build time per program (median, log scale)"
+set title "jitcache on NVIDIA OpenCL ($(cut -d, -f1 "$dir/gpu-device.txt")): build time per program (median, log scale)"
 set ylabel "ms"
 set logscale y
 set style data histogram

@@ -90,7 +90,8 @@ TEST_F(IncludeScanTest, FindsADirectiveSplitByBackslashNewlines) {
   write("split.h", "");
   EXPECT_EQ(names(scan("#inc\\\nlude \"split.h\"\n")), (std::vector<std::string>{"split.h"}));
   EXPECT_EQ(names(scan("#inc\\\r\nlude \"split.h\"\n")), (std::vector<std::string>{"split.h"}));
-  EXPECT_TRUE(scan("__kernel void k(__global int* including) {}\n").empty());
+  EXPECT_EQ(names(scan("#/* a comment */include \"split.h\"\n")), (std::vector<std::string>{"split.h"}));
+  EXPECT_TRUE(scan("#define INCLUDE 1\n__kernel void k(__global int* include) {}\n").empty());
 }
 
 TEST_F(IncludeScanTest, IncludeDirectoriesAreSearchedInOrder) {
