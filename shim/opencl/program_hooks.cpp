@@ -99,7 +99,7 @@ cl_int release_program(cl_program program) {
   // The last release of a tracked program takes its shadow with it. A parked program (see
   // binary_capture.hpp) also holds one reference of the shim's, dropped once it is stored.
   const cl_uint shim_references = is_parked(program) ? 1 : 0;
-  bool last = registry().find(program).has_value() && reference_count(program) == 1 + shim_references;
+  bool last = registry().tracks(program) && reference_count(program) == 1 + shim_references;
   cl_int status = next().clReleaseProgram(program);
   if (status == CL_SUCCESS && last) forget_released_program(program);
   return status;

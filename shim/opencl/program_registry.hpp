@@ -36,7 +36,8 @@ struct TrackedProgram {
 class ProgramRegistry {
  public:
   void track(cl_program program, TrackedProgram tracked);
-  std::optional<TrackedProgram> find(cl_program program) const;
+  std::optional<TrackedProgram> find(cl_program program) const;  // a copy, source included
+  bool tracks(cl_program program) const;
   void set_spec_constant(cl_program program, cl_uint id, std::string value);
 
   // Installs `shadow` (nullptr: none) for `program`; returns the previous shadow to release.

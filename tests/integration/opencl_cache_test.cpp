@@ -185,6 +185,25 @@ TEST_F(OpenClCache, EditedHeaderMissesAndGivesTheNewResult) {
   EXPECT_EQ(edited.verdicts["hit"], 1);   // integer_ops does not
 }
 
+// A source that names __TIME__ (here in a comment: the check is a plain, conservative search)
+// compiles differently every second, so it is never cached; the other program still is.
+TEST_F(OpenClCache, SourceUsingTheTimeIsBuiltEveryTime) {
+  fs::path kernels = tmp / "kernels";
+  fs::copy(EXAMPLE_KERNELS, kernels);
+  write_text(kernels / "integer_ops.cl", read_text(kernels / "integer_ops.cl") + "\n// built at __TIME__\n");
+  auto args = example({"--kernels", kernels.string()});
+  RunResult plain = run_plain(args);
+  expect_success(plain);
+  for (int run = 0; run < 2; ++run) {
+    CachedRun cached = run_cached(args);
+    expect_success(cached.result);
+    EXPECT_EQ(cached.result.out, plain.out);
+    EXPECT_EQ(cached.verdicts["uncacheable"], 1);
+    EXPECT_EQ(cached.verdicts[run == 0 ? "miss" : "hit"], 1);  // vector_math
+  }
+  EXPECT_EQ(entry_binaries(cache).size(), 1u);
+}
+
 TEST_F(OpenClCache, CorruptedBinaryIsDetectedAndReplaced) {
   RunResult plain = run_plain(example());
   expect_success(run_cached(example()).result);
