@@ -367,6 +367,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
 }
 
 bool Engine::awaited(const Lookup& lookup) const {
+  if (remote_ && remote_->holds_lease(lookup.key.key)) return true;  // other nodes' waiters are unseen
   if (!lookup.claim) return false;
   if (lookup.claim->flight && lookup.claim->flight->awaited()) return true;
   return lookup.claim->key_lock.held() && store_->key_wanted(lookup.key.key);

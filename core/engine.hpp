@@ -115,7 +115,8 @@ class Engine {
   void rejected(Lookup& lookup, const std::string& reason);
   // A real build succeeded: store the binary in the background.
   void built(Lookup& lookup, BuildResult result);
-  // Whether another thread or process waits for this lookup's build now (it needs the binary now).
+  // Whether another thread, process or (holding the remote lease) node may wait for this lookup's
+  // build now: then it needs the binary now.
   bool awaited(const Lookup& lookup) const;
   // The adapter keeps the built program and calls built() later: until then this key is not
   // awaited (its flight ends, its build lock is released) and a newcomer builds it too.

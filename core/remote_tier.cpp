@@ -174,6 +174,11 @@ void RemoteTier::publish(const Digest128& key, std::string_view binary, const nl
   abandon(key);  // the record is there (or could not be written): the lease has done its job
 }
 
+bool RemoteTier::holds_lease(const Digest128& key) {
+  std::lock_guard guard(leases_mutex_);
+  return leases_.count(key.hex()) > 0;
+}
+
 void RemoteTier::abandon(const Digest128& key) {
   std::string token = take_lease_token(key);
   if (token.empty()) return;

@@ -35,6 +35,9 @@ class RemoteTier {
   // The build failed or produced nothing to store: let another node try.
   void abandon(const Digest128& key);
 
+  // Whether this process holds the key's lease: other nodes may be waiting for its record.
+  bool holds_lease(const Digest128& key);
+
   explicit RemoteTier(RemoteConfig config, bool read_only, std::chrono::milliseconds lease_wait);
 
  private:

@@ -19,11 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct MachineRun {
-  RunResult result;
-  std::vector<nlohmann::json> traces;
-  std::map<std::string, int> verdicts;
-};
+using MachineRun = CachedRun;
 
 class RemoteCache : public ::testing::Test {
  protected:
@@ -49,11 +45,7 @@ class RemoteCache : public ::testing::Test {
                    {"POCL_KERNEL_CACHE", "0"}};
     for (auto& [variable, value] : extra) options.env[variable] = value;
     args.insert(args.begin(), OPENCL_EXAMPLE);
-    MachineRun run_result;
-    run_result.result = run(args, options);
-    run_result.traces = read_traces(trace_dir);
-    run_result.verdicts = count_verdicts(run_result.traces);
-    return run_result;
+    return run_traced(args, options, trace_dir);
   }
 
   fs::path cache(const std::string& name) const { return tmp / ("cache-" + name); }
@@ -179,6 +171,28 @@ TEST_F(RemoteCache, ServerKilledMidRunLeavesTheAppCorrect) {
   EXPECT_EQ(counter(counters, "remote_stores"), 1);
   EXPECT_EQ(entry_binaries(cache("a")).size(), 2u);           // the disk tier is unaffected
   EXPECT_LE(count_warnings(run_result.result.err), 1) << run_result.result.err;
+}
+
+// capture = release parks a missed build until the app releases the program, unless someone waits
+// for it; other machines may wait on this process's lease, unseen, so a leased build is published
+// at once.
+TEST_F(RemoteCache, CaptureAtReleaseStillPublishesALeasedBuildAtOnce) {
+  RedisServer server;
+  std::string plain = plain_output();
+  fs::path fifo = tmp / "pause";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+
+  MachineRun run_result;
+  std::thread app([&] {
+    run_result = run_on("a", server.url(), {{"JITCACHE_CAPTURE", "release"}}, {"--pause-fifo", fifo.string()});
+  });
+  {
+    std::ofstream resume(fifo);  // opens once the app has built its first program and holds it
+    EXPECT_TRUE(wait_until([&] { return records(server).size() == 1 && server.keys("*:lease").empty(); }));
+  }
+  app.join();
+  expect_correct(run_result, plain);
+  EXPECT_EQ(records(server).size(), 2u);
 }
 
 TEST_F(RemoteCache, HungServerCostsOneTimeoutThenIsSkipped) {
