@@ -1,15 +1,10 @@
 #include "store/store_layout.hpp"
 
-#include <algorithm>
 #include <atomic>
 #include <map>
-#include <system_error>
-#include <thread>
 
 namespace jitcache::store_detail {
 namespace {
-
-constexpr std::size_t kScanThreads = 8;
 
 bool is_lower_hex(std::string_view text) {
   for (char c : text) {
@@ -113,32 +108,6 @@ std::error_code measure_entry(const EntryPaths& paths, EntryFootprint* footprint
   return {};
 }
 
-namespace {
-
-// One top-level shard folder: its inner folders, each holding entries.
-void scan_outer_dir(const std::filesystem::path& outer_dir, const std::string& outer_name, StoreScan* scan) {
-  std::vector<fileops::DirEntry> inner;
-  if (auto error = fileops::list_dir(outer_dir, &inner)) {
-    scan->errors.push_back({outer_dir, error.message()});
-    return;
-  }
-  for (const auto& second : inner) {
-    const auto inner_dir = outer_dir / second.name;
-    if (!is_shard_name(second.name) || !is_directory(inner_dir, second)) {
-      scan->unexpected.push_back(inner_dir);
-      continue;
-    }
-    scan_inner_dir(inner_dir, outer_name + second.name, scan);
-  }
-}
-
-template <typename T>
-void append(std::vector<T>& to, std::vector<T>& from) {
-  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-}
-
-}  // namespace
-
 StoreScan scan_store(const StoreLayout& layout) {
   StoreScan scan;
   std::vector<fileops::DirEntry> outer;
@@ -146,34 +115,22 @@ StoreScan scan_store(const StoreLayout& layout) {
     scan.errors.push_back({layout.root(), error.message()});
     return scan;
   }
-  std::vector<std::filesystem::path> shards;
   for (const auto& first : outer) {
     const auto outer_dir = layout.root() / first.name;
-    if (is_shard_name(first.name) && is_directory(outer_dir, first)) shards.push_back(outer_dir);
-  }
-  // A big store is up to 65 536 folders: listing and stat-ing them is latency-bound, so several
-  // threads walk the top-level shards, each into its own partial scan, merged in shard order.
-  std::vector<StoreScan> partial(shards.size());
-  std::atomic<std::size_t> next{0};
-  auto walk = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < shards.size();) {
-      scan_outer_dir(shards[i], shards[i].filename().string(), &partial[i]);
+    if (!is_shard_name(first.name) || !is_directory(outer_dir, first)) continue;
+    std::vector<fileops::DirEntry> inner;
+    if (auto error = fileops::list_dir(outer_dir, &inner)) {
+      scan.errors.push_back({outer_dir, error.message()});
+      continue;
     }
-  };
-  const std::size_t threads = std::min({kScanThreads, std::size_t{std::thread::hardware_concurrency()}, shards.size() / 16});
-  std::vector<std::thread> helpers;
-  try {
-    for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(walk);
-  } catch (const std::system_error&) {
-    // No more threads: the ones started and this one finish the walk.
-  }
-  walk();
-  for (auto& helper : helpers) helper.join();
-  for (auto& part : partial) {
-    append(scan.committed, part.committed);
-    append(scan.orphan_binaries, part.orphan_binaries);
-    append(scan.unexpected, part.unexpected);
-    append(scan.errors, part.errors);
+    for (const auto& second : inner) {
+      const auto inner_dir = outer_dir / second.name;
+      if (!is_shard_name(second.name) || !is_directory(inner_dir, second)) {
+        scan.unexpected.push_back(inner_dir);
+        continue;
+      }
+      scan_inner_dir(inner_dir, first.name + second.name, &scan);
+    }
   }
   return scan;
 }
