@@ -298,12 +298,19 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
     outcome.binary = lookup.memory.binary ? lookup.memory.binary : std::make_shared<const std::string>(lookup.binary);
     outcome.compile_us = static_cast<std::uint64_t>(std::max<std::int64_t>(0, compile_us));
     lookup.claim->publish(std::move(outcome));
-    lookup.claim.reset();
+    // A remote hit keeps the build lock until it is on disk: this machine's other processes,
+    // waiting for that lock, then find it there instead of asking the remote again.
+    if (lookup.tier != "remote") lookup.claim.reset();
   }
   auto finished = std::make_shared<Lookup>(std::move(lookup));
   lookup.ended = true;
   BackgroundWriter::instance().post([this, finished] {
-    if (finished->tier == "remote") store_->save(finished->key.key, finished->binary, finished->sidecar);
+    if (finished->tier == "remote") {
+      Stopwatch storing;
+      store_->save(finished->key.key, finished->binary, finished->sidecar);
+      finished->timings.store_us = storing.elapsed_us();
+      finished->claim.reset();
+    }
     end(*finished);
   });
 }
@@ -432,7 +439,10 @@ void Engine::end(Lookup& lookup) {
 }
 
 void Engine::flush() {
-  BackgroundWriter::instance().drain(std::chrono::milliseconds(settings_.flush_timeout_ms));
+  if (!BackgroundWriter::instance().drain(std::chrono::milliseconds(settings_.flush_timeout_ms))) {
+    log_warning("gave up waiting for background stores and traces after " + std::to_string(settings_.flush_timeout_ms) +
+                " ms (JITCACHE_FLUSH_TIMEOUT_MS); what was still pending is lost");
+  }
   flush_stats(store_->root());
   if (!settings_.read_only) flush_entry_hits(store_->root());
 }

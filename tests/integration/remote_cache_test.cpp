@@ -279,18 +279,23 @@ TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
   }
   for (std::thread& process : processes) process.join();
 
-  std::map<std::string, int> misses_per_key, lookups_per_key;
+  std::map<std::string, int> misses_per_key, lookups_per_key, remote_hits_per_key;
   for (const MachineRun& machine : results) {
     expect_correct(machine, plain);
+    EXPECT_EQ(machine.traces.size(), 2u) << machine.result.err;
     for (const auto& trace : machine.traces) {
       ++lookups_per_key[trace["key"].get<std::string>()];
       if (trace["verdict"] == "miss") ++misses_per_key[trace["key"].get<std::string>()];
+      if (trace["tier"] == "remote") ++remote_hits_per_key[trace["key"].get<std::string>()];
     }
   }
   ASSERT_EQ(lookups_per_key.size(), 2u);
   for (const auto& [key, lookups] : lookups_per_key) {
     EXPECT_EQ(lookups, 8) << key;
     EXPECT_EQ(misses_per_key[key], 1) << key << ": compiled more than once";
+    // The builder's machine reads the disk; on the other, the process holding the build lock
+    // fetches the record and keeps the lock until it is on disk, where the others read it.
+    EXPECT_EQ(remote_hits_per_key[key], 1) << key << ": fetched more than once";
   }
 }
 
