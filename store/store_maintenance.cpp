@@ -18,6 +18,8 @@ namespace {
 
 // Entries removed per size-lock hold: keeps writers from waiting behind a long eviction.
 constexpr std::size_t kEvictionBatch = 64;
+// Eviction passes one save may run while other writers keep the store over its limit.
+constexpr int kMaxEvictionPasses = 4;
 
 SizeInfo scan_totals(const store_detail::StoreLayout& layout) {
   return store_detail::totals_of(store_detail::scan_store(layout));
@@ -139,15 +141,25 @@ bool DiskStore::Impl::maintenance_due() const {
 }
 
 std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
-  const bool over_size = limits.max_size > 0 && totals.bytes > limits.max_size;
-  if (!over_size && !maintenance_due()) return 0;
-  fileops::FileLock evicting;
-  // Non-blocking: if another process is evicting, it does the work for everyone.
-  if (fileops::FileLock::acquire(layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return 0;
-  if (!over_size && !maintenance_due()) return 0;  // done by the holder we just followed
-  const std::uint64_t target =
-      over_size ? eviction_target() : std::numeric_limits<std::uint64_t>::max();
-  return evict_holding_lock(target, limits.max_age_s, nullptr).removed_entries;
+  auto over_size = [&](std::uint64_t bytes) { return limits.max_size > 0 && bytes > limits.max_size; };
+  bool over = over_size(totals.bytes);
+  std::uint64_t removed = 0;
+  // A writer that saves while we evict skips the eviction (the lock below is taken without
+  // waiting) and trusts us to count its bytes. Its save is committed before it tries the lock, so
+  // looking at the size again after letting the lock go sees it. Bounded: every pass rescans.
+  for (int pass = 0; pass < kMaxEvictionPasses && (over || maintenance_due()); ++pass) {
+    {
+      fileops::FileLock evicting;
+      if (fileops::FileLock::acquire(layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) break;
+      over = over_size(size().bytes);  // the holder we just followed may have done it all
+      if (!over && !maintenance_due()) break;
+      const std::uint64_t target = over ? eviction_target() : std::numeric_limits<std::uint64_t>::max();
+      removed += evict_holding_lock(target, limits.max_age_s, nullptr).removed_entries;
+    }
+    over = over_size(size().bytes);
+    if (!over) break;
+  }
+  return removed;
 }
 
 EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
