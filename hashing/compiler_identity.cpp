@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -155,6 +156,23 @@ std::string build_id_in_notes(std::string_view notes, const ElfFormat& format, s
   return {};
 }
 
+// Build-ids that the loader-facing functions read from mapped images, by real path. Never
+// destroyed: the app's threads may still build programs while statics are torn down.
+std::mutex& mapped_ids_mutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
+std::map<std::string, std::string>& mapped_ids() {
+  static auto* ids = new std::map<std::string, std::string>;
+  return *ids;
+}
+
+std::string mapped_build_id(const std::string& path) {
+  std::lock_guard lock(mapped_ids_mutex());
+  auto found = mapped_ids().find(path);
+  return found == mapped_ids().end() ? std::string() : found->second;
+}
+
 template <typename NoteOf>
 std::string build_id_in_table(BoundedFile& file, const ElfFormat& format, const HeaderTable& table,
                               std::uint64_t min_entry_size, NoteOf note_of) {
@@ -193,6 +211,16 @@ std::string read_build_id(const std::string& path) {
   return build_id;
 }
 
+std::string build_id_in_native_notes(std::string_view notes, std::uint64_t align) {
+  return build_id_in_notes(notes, ElfFormat{sizeof(void*) == 8, std::endian::native == std::endian::little}, align);
+}
+
+void note_mapped_build_id(const std::string& path, std::string build_id) {
+  if (build_id.empty()) return;
+  std::lock_guard lock(mapped_ids_mutex());
+  mapped_ids().emplace(path, std::move(build_id));  // the first image seen under a path stays
+}
+
 // Memoized for the life of the process: the mapped library cannot change under us, and
 // reading build-ids of large libraries (libLLVM is 100+ MB) on every build would be wasteful.
 // A file that cannot be stat'ed is not remembered, so it is looked at again next time.
@@ -206,7 +234,10 @@ LibraryIdentity identify_library(const std::string& path) {
   }
   LibraryIdentity identity;
   identity.path = path;
-  identity.build_id = read_build_id(path);  // outside the lock: may read a large file
+  // The mapped image's build-id when the loader-facing functions saw it: no file to read, and it
+  // names the code that runs even when the file was replaced since it was loaded.
+  identity.build_id = mapped_build_id(path);
+  if (identity.build_id.empty()) identity.build_id = read_build_id(path);  // outside the lock
   if (!read_size_and_mtime(identity)) return identity;
   std::lock_guard lock(*mutex);
   return known->emplace(path, std::move(identity)).first->second;
