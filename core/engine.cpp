@@ -139,14 +139,17 @@ Engine* Engine::instance() {
   return engine;
 }
 
-PreparedProgram Engine::prepare(ProgramInputs program, const std::filesystem::path& working_dir) const {
+PreparedProgram Engine::prepare(ProgramInputs program) const {
   Stopwatch watch;
   PreparedProgram prepared;
   program.environment = matching_environment(env_patterns_);
   if (program.kind == ProgramKind::source || program.kind == ProgramKind::compiled) {
-    std::vector<HeaderDependency> scanned =
-        scan_includes(program.input, include_dirs_from_options(program.options), working_dir);
-    program.headers.insert(program.headers.end(), scanned.begin(), scanned.end());
+    if (may_include(program.input)) {  // only then the working directory is needed
+      std::error_code ec;
+      std::vector<HeaderDependency> scanned = scan_includes(
+          program.input, include_dirs_from_options(program.options), std::filesystem::current_path(ec));
+      program.headers.insert(program.headers.end(), scanned.begin(), scanned.end());
+    }
     prepared.uncacheable = time_dependence(program.input);
   }
   prepared.inputs = std::make_shared<const ProgramInputs>(std::move(program));
@@ -302,8 +305,10 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
     // waiting for that lock, then find it there instead of asking the remote again.
     if (lookup.tier != "remote") lookup.claim.reset();
   }
-  auto finished = std::make_shared<Lookup>(std::move(lookup));
   lookup.ended = true;
+  // Waking the writer costs a hit more than the rest of a memory hit: only when there is work.
+  if (lookup.tier != "remote" && !settings_.trace) return;
+  auto finished = std::make_shared<Lookup>(std::move(lookup));
   BackgroundWriter::instance().post([this, finished] {
     if (finished->tier == "remote") {
       Stopwatch storing;

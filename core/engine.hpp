@@ -96,9 +96,9 @@ class Engine {
   const Settings& settings() const { return settings_; }
 
   // Adds what the adapter cannot know: codegen environment variables and, for source programs,
-  // the #include'd headers (resolved through -I options and `working_dir`), and says when the
-  // program must not be cached (e.g. it expands __TIME__).
-  PreparedProgram prepare(ProgramInputs program, const std::filesystem::path& working_dir) const;
+  // the #include'd headers (resolved through -I options and the working directory), and says
+  // when the program must not be cached (e.g. it expands __TIME__).
+  PreparedProgram prepare(ProgramInputs program) const;
 
   Lookup lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device,
                 const LookupContext& context = {});

@@ -15,6 +15,9 @@ namespace jitcache {
 // -I dirs from build options, both "-I dir" and "-Idir" forms, quoted paths honoured.
 std::vector<std::filesystem::path> include_dirs_from_options(std::string_view options);
 
+// False only when no directive in `source` can be an #include (then scan_includes finds nothing).
+bool may_include(std::string_view source);
+
 // Scans `source` (the program text itself lives in the working directory for resolution
 // purposes). Each distinct resolved header appears once; cycles terminate; unresolvable ones are
 // recorded with found = false. Order is deterministic (first-seen order).

@@ -146,7 +146,7 @@ std::optional<Lookup> look_up(Engine& engine, const CreateCall& call) {
   }
   LookupContext context;
   context.memory_scope = reinterpret_cast<MemoryScope>(call.context);
-  return engine.lookup(engine.prepare(std::move(inputs.program), {}), target.identity, target.name, context);
+  return engine.lookup(engine.prepare(std::move(inputs.program)), target.identity, target.name, context);
 }
 
 }  // namespace

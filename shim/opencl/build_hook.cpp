@@ -4,7 +4,6 @@
 // again in that context, or by threads that waited for this one, reuses it.
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -168,15 +167,10 @@ ProgramInputs inputs_of(const TrackedProgram& tracked, const char* options) {
   ProgramInputs inputs;
   inputs.api = Api::opencl;
   inputs.kind = tracked.kind;
-  inputs.input = tracked.input;
+  inputs.input = *tracked.input;
   inputs.options = options ? options : "";
   for (const auto& [id, value] : tracked.spec_constants) inputs.spec_constants.push_back({id, value});
   return inputs;
-}
-
-std::filesystem::path working_directory() {
-  std::error_code ec;
-  return std::filesystem::current_path(ec);
 }
 
 cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,
@@ -204,7 +198,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   pending->app_notify = pfn_notify;
   pending->app_user_data = user_data;
 
-  PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options), working_directory());
+  PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options));
   if (!prepared.uncacheable.empty()) {
     engine->uncacheable(*prepared.inputs, "", prepared.uncacheable);
     if (cl_program old = registry().replace_shadow(program, nullptr)) next().clReleaseProgram(old);

@@ -5,7 +5,6 @@
 // link options and each device. When the cache holds a compiled object, clCompileProgram is
 // deferred: nothing runs until a link misses or the app asks the driver about the object. So a
 // linked program served from the cache compiles nothing. See docs/opencl-coverage.md.
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,11 +23,6 @@ namespace jitcache::opencl {
 namespace {
 
 constexpr const char* kInputHeaderPath = "(clCompileProgram input_headers)";
-
-std::filesystem::path working_directory() {
-  std::error_code ec;
-  return std::filesystem::current_path(ec);
-}
 
 std::vector<cl_device_id> context_devices(cl_context context) {
   size_t size = 0;
@@ -85,13 +79,13 @@ std::string compiled_inputs(const TrackedProgram& tracked, const char* options, 
   if (tracked.kind != ProgramKind::source) return "program was not created from source";
   inputs.api = Api::opencl;
   inputs.kind = ProgramKind::compiled;
-  inputs.input = tracked.input;
+  inputs.input = *tracked.input;
   inputs.options = options ? options : "";
   for (cl_uint i = 0; i < num_input_headers; ++i) {
     if (!header_include_names[i]) return "an input header has no include name";  // the driver says so
     std::optional<TrackedProgram> header = registry().find(input_headers[i]);
     if (!header || header->kind != ProgramKind::source) return "an input header was not created from source";
-    inputs.headers.push_back({header_include_names[i], kInputHeaderPath, true, xxh3_128(header->input)});
+    inputs.headers.push_back({header_include_names[i], kInputHeaderPath, true, xxh3_128(*header->input)});
   }
   return {};
 }
@@ -127,7 +121,7 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
   ProgramInputs inputs;
   std::string unkeyable =
       compiled_inputs(*tracked, options, num_input_headers, input_headers, header_include_names, inputs);
-  PreparedProgram prepared = engine->prepare(std::move(inputs), working_directory());
+  PreparedProgram prepared = engine->prepare(std::move(inputs));
   std::vector<cl_device_id> devices = devices_to_build(program, num_devices, device_list);
   if (unkeyable.empty()) unkeyable = prepared.uncacheable;
   if (unkeyable.empty() && devices.empty()) unkeyable = "program has no devices";
@@ -239,7 +233,7 @@ cl_program cached_link(cl_context context, cl_uint num_devices, const cl_device_
   }
   ProgramInputs inputs;
   std::string unkeyable = linked_inputs(options, num_input_programs, input_programs, inputs);
-  PreparedProgram prepared = engine->prepare(std::move(inputs), working_directory());
+  PreparedProgram prepared = engine->prepare(std::move(inputs));
   std::vector<cl_device_id> devices =
       num_devices ? std::vector<cl_device_id>(device_list, device_list + num_devices) : context_devices(context);
   if (unkeyable.empty() && devices.empty()) unkeyable = "context has no devices";

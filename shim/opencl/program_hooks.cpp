@@ -1,5 +1,6 @@
 // Program creation and lifetime: remember how each keyable program was made; release shadows
 // together with the app's program.
+#include <memory>
 #include <string>
 
 #include "core/log.hpp"
@@ -38,7 +39,8 @@ cl_program create_program_with_source(cl_context context, cl_uint count, const c
   cl_program program = next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
   if (!program) return program;
   try {
-    registry().track(program, {ProgramKind::source, concatenate_sources(count, strings, lengths), context, {}, nullptr, {}, nullptr});
+    auto source = std::make_shared<const std::string>(concatenate_sources(count, strings, lengths));
+    registry().track(program, {ProgramKind::source, std::move(source), context, {}, nullptr, {}, nullptr});
   } catch (const std::exception& e) {
     log_warning(std::string("program left uncached: ") + e.what());
   }
@@ -53,7 +55,8 @@ cl_program create_program_with_il(cl_context context, const void* il, size_t len
   cl_program program = next().clCreateProgramWithIL(context, il, length, errcode_ret);
   if (!program) return program;
   try {
-    registry().track(program, {ProgramKind::il, std::string(static_cast<const char*>(il), length), context, {}, nullptr, {}, nullptr});
+    auto bytes = std::make_shared<const std::string>(static_cast<const char*>(il), length);
+    registry().track(program, {ProgramKind::il, std::move(bytes), context, {}, nullptr, {}, nullptr});
   } catch (const std::exception& e) {
     log_warning(std::string("program left uncached: ") + e.what());
   }

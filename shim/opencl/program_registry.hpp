@@ -25,7 +25,8 @@ struct DeferredCompile {
 
 struct TrackedProgram {
   ProgramKind kind = ProgramKind::source;
-  std::string input;  // source text or IL bytes
+  // Source text or IL bytes, shared: copies of the record (find) do not copy the text.
+  std::shared_ptr<const std::string> input;
   cl_context context = nullptr;
   std::map<cl_uint, std::string> spec_constants;
   cl_program shadow = nullptr;  // built from cached binaries; owns one reference
@@ -36,7 +37,7 @@ struct TrackedProgram {
 class ProgramRegistry {
  public:
   void track(cl_program program, TrackedProgram tracked);
-  std::optional<TrackedProgram> find(cl_program program) const;  // a copy, source included
+  std::optional<TrackedProgram> find(cl_program program) const;  // a copy (the source is shared)
   bool tracks(cl_program program) const;
   void set_spec_constant(cl_program program, cl_uint id, std::string value);
 

@@ -76,7 +76,7 @@ int run_engine(std::uint64_t keys, int rounds, int threads, std::uint64_t compil
       for (std::uint64_t key : order) {
         ProgramInputs inputs;
         inputs.input = "__kernel void k" + std::to_string(key) + "() {}";
-        PreparedProgram prepared = engine->prepare(inputs, ".");
+        PreparedProgram prepared = engine->prepare(inputs);
         Lookup lookup = engine->lookup(prepared, target, "stress device");
         if (lookup.hit()) {
           std::optional<stress::PayloadId> id = stress::check_payload(lookup.binary);
