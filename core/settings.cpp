@@ -30,7 +30,7 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
      "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
     {"remote", "JITCACHE_REMOTE", "", "remote tier URL, e.g. redis://host:6379"},
-    {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000", "at exit, wait at most this long for pending stores"},
+    {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000", "at exit, wait at most this long for pending stores and traces"},
     {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0", "read the remote but never write it or take build leases"},
     {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
      "secret shared by the nodes: records are signed, unsigned or forged ones are refused"},
