@@ -305,7 +305,6 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
     // waiting for that lock, then find it there instead of asking the remote again.
     if (lookup.tier != "remote") lookup.claim.reset();
   }
-  lookup.ended = true;
   // Waking the writer costs a hit more than the rest of a memory hit: only when there is work.
   if (lookup.tier != "remote" && !settings_.trace) return;
   auto finished = std::make_shared<Lookup>(std::move(lookup));
@@ -356,7 +355,6 @@ void Engine::built(Lookup& lookup, BuildResult result) {
     lookup.claim->publish(std::move(outcome));
   }
   auto pending = std::make_shared<Lookup>(std::move(lookup));
-  lookup.ended = true;
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
     if (remote_) remote_->publish(pending->key.key, *binary, sidecar);
@@ -400,7 +398,6 @@ void Engine::failed(Lookup& lookup, const std::string& reason) {
     lookup.claim.reset();
   }
   auto finished = std::make_shared<Lookup>(std::move(lookup));
-  lookup.ended = true;
   BackgroundWriter::instance().post([this, finished] { end(*finished); });
 }
 

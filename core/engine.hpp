@@ -83,7 +83,6 @@ struct Lookup {
   MemoryScope scope = kNoMemoryScope;
   std::shared_ptr<LookupClaim> claim;  // released when the lookup ends (or is destroyed)
   Timings timings;
-  bool ended = false;
 
   bool hit() const { return verdict == Verdict::hit; }
 };
