@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "core/platform.hpp"
 
@@ -18,7 +19,10 @@ const char* env_or_null(const char* name) {
 std::filesystem::path default_cache_root() {
   if (const char* xdg = env_or_null("XDG_CACHE_HOME")) return std::filesystem::path(xdg) / "jitcache";
   if (const char* home = env_or_null("HOME")) return std::filesystem::path(home) / ".cache" / "jitcache";
-  return std::filesystem::path("/tmp") / "jitcache";
+  // No home: a folder of this user's own in /tmp. A shared, predictable /tmp/jitcache could be
+  // made first by anyone; the store refuses a root that is not ours, so another user's
+  // /tmp/jitcache-<uid> means uncached, never their binaries.
+  return std::filesystem::path("/tmp") / ("jitcache-" + std::to_string(::geteuid()));
 }
 
 std::string executable_path() {

@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 
 #include "core/platform.hpp"
+#include "store/file_ops.hpp"
+#include "store/root_check.hpp"
 
 namespace jitcache {
 namespace {
@@ -72,9 +74,29 @@ std::filesystem::path default_root() {
   return platform::default_cache_root();
 }
 
-std::map<std::string, std::string> read_config_file(const std::filesystem::path& file) {
+// Far above any real config; a bigger "config" (a device, a runaway file) is ignored.
+constexpr std::uint64_t kMaxConfigBytes = 64 << 10;
+
+// <root>/jitcache.conf, read only from a root the store would accept (a config decides where
+// traces go and what the key leaves out: another user's must never apply), through the root's
+// fd: a regular file, not a FIFO or device (no hang, no endless read), within the size cap.
+std::map<std::string, std::string> read_config_file(const std::filesystem::path& root,
+                                                    std::vector<std::string>* problems) {
   std::map<std::string, std::string> values;
-  std::ifstream in(file);
+  fileops::Dir dir;
+  std::string why;
+  if (open_trusted_root(root, &dir, &why) != RootCheck::accepted) return values;
+  fileops::File file;
+  std::string text;
+  std::error_code error = fileops::File::open_read(dir, "jitcache.conf", &file, kMaxConfigBytes);
+  if (!error) error = file.read_all(&text, kMaxConfigBytes);
+  if (error == std::errc::no_such_file_or_directory) return values;
+  if (error) {
+    problems->push_back("config file " + (root / "jitcache.conf").string() + " ignored: " +
+                        (error == std::errc::file_too_large ? "larger than 64 KiB" : error.message()));
+    return values;
+  }
+  std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
     std::string text = trim(line);
@@ -149,7 +171,7 @@ Settings load_settings() {
   Settings settings;
   const char* dir_env = env_or_null("JITCACHE_DIR");
   settings.dir = dir_env ? std::filesystem::path(dir_env) : default_root();
-  std::map<std::string, std::string> file_values = read_config_file(settings.dir / "jitcache.conf");
+  std::map<std::string, std::string> file_values = read_config_file(settings.dir, &settings.problems);
 
   for (const SettingDefinition& definition : kDefinitions) {
     RawSetting raw{definition.default_value, SettingOrigin::default_value};

@@ -1,8 +1,6 @@
 #include "core/stats.hpp"
 
-#include <fstream>
 #include <mutex>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -29,11 +27,15 @@ class StatsLock {
   fileops::FileLock lock_;
 };
 
+// Far above any real counter file; a bigger one (or a FIFO, a device) is ignored, never waited on.
+constexpr std::uint64_t kMaxStatsBytes = 1 << 20;
+
 CounterMap parse(const std::filesystem::path& file) {
   CounterMap counters;
-  std::ifstream in(file);
-  if (!in) return counters;
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  fileops::File in;
+  std::string text;
+  if (fileops::File::open_read(file, &in) || in.read_all(&text, kMaxStatsBytes)) return counters;
+  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object()) return counters;
   for (const auto& [name, value] : json.items()) {
     if (value.is_number_integer()) counters[name] = value.get<std::int64_t>();
@@ -41,17 +43,19 @@ CounterMap parse(const std::filesystem::path& file) {
   return counters;
 }
 
+// A temp file of exactly 0600 (the store's exclusive, no-follow creation: the umask does not
+// widen it), renamed over the counters.
 bool write_atomically(const std::filesystem::path& file, const CounterMap& counters) {
   std::filesystem::path tmp = file;
   tmp += ".tmp." + std::to_string(fileops::current_process_id());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << nlohmann::json(counters).dump(2) << '\n';
-    if (!out) return false;
+  (void)fileops::remove_file(tmp);
+  fileops::File out;
+  if (fileops::File::create_exclusive(tmp, &out) || out.write_all(nlohmann::json(counters).dump(2) + "\n")) {
+    (void)fileops::remove_file(tmp);
+    return false;
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, file, ec);
-  return !ec;
+  out.close();
+  return !fileops::rename_replace(tmp, file);
 }
 
 }  // namespace

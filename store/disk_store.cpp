@@ -4,6 +4,7 @@
 
 #include "store/disk_store_impl.hpp"
 #include "store/file_ops.hpp"
+#include "store/root_check.hpp"
 
 namespace jitcache {
 
@@ -14,59 +15,44 @@ using store_detail::SizeLedger;
 
 namespace {
 
-std::string octal_mode(std::uint32_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
-// Checks that the root is a real directory that only this user can change: anything else could
-// let another user plant binaries that we would hand to the driver.
-bool root_is_acceptable(const std::filesystem::path& root, bool read_only, std::string* error) {
-  fileops::FileInfo info;
-  if (auto failure = fileops::stat_nofollow(root, &info)) {
-    *error = "cannot inspect cache directory " + root.string() + ": " + failure.message();
-    return false;
-  }
-  if (info.kind == fileops::FileKind::missing) {
-    // Read-only creates nothing: a store that does not exist yet is an empty one (all misses).
-    if (read_only) return true;
+// Opens the root, creating it 0700 when missing (never in read-only mode: a store that does not
+// exist yet is an empty one). Refuses a root anyone but this user could change, since they could
+// plant binaries we would hand to the driver; root's own read-only shared cache is accepted in
+// read-only mode (docs/reliability.md, "Trust model").
+bool open_root(const std::filesystem::path& root, bool read_only, fileops::Dir* dir, bool* missing,
+               std::string* error) {
+  *missing = false;
+  RootCheck state = open_trusted_root(root, dir, error);
+  if (state == RootCheck::missing) {
+    if (read_only) {
+      *missing = true;
+      return true;
+    }
     if (auto failure = fileops::make_private_dirs(root)) {
       *error = "cannot create cache directory " + root.string() + ": " + failure.message();
       return false;
     }
-    if (auto failure = fileops::stat_nofollow(root, &info)) {
-      *error = "cannot inspect cache directory " + root.string() + ": " + failure.message();
-      return false;
-    }
+    state = open_trusted_root(root, dir, error);
+    if (state == RootCheck::missing) *error = "cache directory " + root.string() + " vanished while created";
   }
-  if (info.kind == fileops::FileKind::symlink) {
-    *error = "cache directory " + root.string() + " is a symbolic link; refusing to use it";
+  if (state != RootCheck::accepted) return false;
+  fileops::FileInfo info;
+  if (auto failure = dir->info(&info)) {
+    *error = "cannot inspect cache directory " + root.string() + ": " + failure.message();
     return false;
   }
-  if (info.kind != fileops::FileKind::directory) {
-    *error = "cache directory " + root.string() + " is not a directory";
-    return false;
-  }
-  if (info.owner != fileops::current_user()) {
-    *error = "cache directory " + root.string() + " is owned by uid " + std::to_string(info.owner) +
-             ", not by this user (uid " + std::to_string(fileops::current_user()) +
-             "); refusing to use it";
-    return false;
-  }
-  if ((info.mode & 0022) != 0) {
-    *error = "cache directory " + root.string() + " is writable by group or others (mode " +
-             octal_mode(info.mode) + "); refusing to use it (fix: chmod 700)";
+  if (!read_only && info.owner != fileops::current_user()) {
+    *error = "cache directory " + root.string() + " belongs to root: a shared cache can only be used "
+             "read-only (set JITCACHE_READ_ONLY=1, or point JITCACHE_DIR at a cache of your own)";
     return false;
   }
   return true;
 }
 
 // Marks the root for backup tools, as ccache does. Best effort.
-void write_cachedir_tag(const std::filesystem::path& root) {
-  const auto path = root / "CACHEDIR.TAG";
+void write_cachedir_tag(const fileops::Dir& root) {
   fileops::File file;
-  if (fileops::File::create_exclusive(path, &file)) return;  // exists already, or cannot: fine
+  if (fileops::File::create_exclusive(root, "CACHEDIR.TAG", &file)) return;  // exists already, or cannot: fine
   (void)file.write_all(
       "Signature: 8a477f597d28d172789f06886806bc55\n"
       "# This file is a cache directory tag created by jitcache.\n"
@@ -81,16 +67,16 @@ std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::st
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto path = layout.new_temp_file(suffix);
     fileops::File file;
-    error = fileops::File::create_exclusive(path, &file);
+    error = fileops::File::create_exclusive(layout.dir(), path, &file);
     if (error == std::errc::no_such_file_or_directory) {
-      if (auto mkdir_error = fileops::make_private_dir(layout.tmp_dir())) return mkdir_error;
+      if (auto mkdir_error = layout.dir().make_dir(layout.tmp_dir())) return mkdir_error;
       continue;
     }
     if (error == std::errc::file_exists) continue;
     if (error) return error;
     if ((error = file.write_all(data))) {
       file.close();
-      (void)fileops::remove_file(path);
+      (void)layout.dir().remove_file(path);
       return error;
     }
     *written = path;
@@ -128,11 +114,18 @@ std::unique_ptr<DiskStore> DiskStore::open(const std::filesystem::path& root, co
       *error = "cache directory path is empty";
       return nullptr;
     }
-    if (!root_is_acceptable(root, limits.read_only, error)) return nullptr;
-    auto impl = std::make_unique<Impl>(root, limits);
+    fileops::Dir dir;
+    bool missing = false;
+    if (!open_root(root, limits.read_only, &dir, &missing, error)) return nullptr;
+    if (missing) {
+      // Read-only and nothing there yet: an empty store whose every lookup misses.
+      StoreLimits empty = limits;
+      return std::unique_ptr<DiskStore>(new DiskStore(std::make_unique<Impl>(root, fileops::Dir(), empty)));
+    }
+    auto impl = std::make_unique<Impl>(root, std::move(dir), limits);
     if (!limits.read_only) {
-      (void)fileops::make_private_dir(impl->layout.tmp_dir());
-      write_cachedir_tag(root);
+      (void)impl->layout.dir().make_dir(impl->layout.tmp_dir());
+      write_cachedir_tag(impl->layout.dir());
       // Taking the ledger rebuilds a missing, corrupt or dirty size record now rather than in
       // the middle of a save. Busy is fine: the next holder does it.
       std::optional<SizeLedger> ledger;
@@ -192,8 +185,10 @@ void DiskStore::quarantine(const Digest128& key, const std::string& reason) {
 // Entry operations.
 
 LoadResult DiskStore::Impl::load(const Digest128& key) {
+  // Read-only and the root did not exist when the store opened: an empty store.
+  if (!layout.dir().is_open()) return load_failure(LoadStatus::miss, "");
   const EntryPaths paths = layout.entry(key);
-  EntryCheck check = store_detail::check_entry(paths);
+  EntryCheck check = store_detail::check_entry(layout, paths);
   std::optional<SizeLedger> ledger;
 
   if (check.state == EntryCheck::State::bad) {
@@ -206,7 +201,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key) {
     if (auto error = begin_ledger(store_detail::kShortLockWait, &ledger)) {
       return load_failure(LoadStatus::corrupt, check.reason + " (store busy: not quarantined)");
     }
-    check = store_detail::check_entry(paths);
+    check = store_detail::check_entry(layout, paths);
   }
 
   switch (check.state) {
@@ -239,7 +234,7 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   }
   if (sidecar.is_null()) sidecar = nlohmann::json::object();
   if (!sidecar.is_object()) return save_result(SaveStatus::error, "sidecar must be a JSON object");
-  store_detail::add_integrity_fields(&sidecar, binary);
+  store_detail::add_integrity_fields(&sidecar, key.hex(), binary);
   const std::string sidecar_bytes = store_detail::sidecar_text(sidecar);
 
   // The slow part, writing the bytes, happens before taking the lock.
@@ -248,12 +243,12 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
     return save_result(SaveStatus::error, "cannot write temp binary: " + error.message());
   }
   if (auto error = write_temp_file(layout, sidecar_bytes, ".json.tmp", &temp_sidecar)) {
-    (void)fileops::remove_file(temp_binary);
+    (void)layout.dir().remove_file(temp_binary);
     return save_result(SaveStatus::error, "cannot write temp sidecar: " + error.message());
   }
   auto discard_temps = [&] {
-    (void)fileops::remove_file(temp_binary);
-    (void)fileops::remove_file(temp_sidecar);
+    (void)layout.dir().remove_file(temp_binary);
+    (void)layout.dir().remove_file(temp_sidecar);
   };
 
   std::optional<SizeLedger> ledger;
@@ -263,17 +258,31 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   }
   const EntryPaths paths = layout.entry(key);
   // Folders are made under the lock so that clear() can remove empty ones without racing us.
-  // One level at a time below the root: a shard folder that is a symlink is refused.
-  std::error_code folder_error = fileops::make_private_dir(paths.outer_dir);
-  if (!folder_error) folder_error = fileops::make_private_dir(paths.inner_dir);
+  // One level at a time below the root: a shard folder that is a symlink, another user's or
+  // writable by others is refused.
+  std::error_code folder_error = layout.dir().make_dir(paths.outer_dir);
+  if (!folder_error) folder_error = layout.dir().make_dir(paths.inner_dir);
   if (auto error = folder_error) {
     discard_temps();
-    return save_result(SaveStatus::error, "cannot create entry folder: " + error.message());
+    return save_result(SaveStatus::error, "cannot create entry folder " + layout.shown(paths.inner_dir).string() +
+                                              ": " + error.message());
   }
   EntryFootprint before;
-  if (auto error = store_detail::measure_entry(paths, &before)) {
+  if (auto error = store_detail::measure_entry(layout, paths, &before)) {
     discard_temps();
     return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
+  }
+  // A folder, FIFO or symlink at an entry name would fail the renames below on every save of
+  // this key: move it to quarantine/ first.
+  if (!store_detail::is_file_or_missing(before.sidecar) || !store_detail::is_file_or_missing(before.binary)) {
+    if (!ledger->mark_dirty()) {
+      move_to_quarantine(key, "not a regular file at the entry's name", before);
+      ledger->invalidate();
+    }
+    if (auto error = store_detail::measure_entry(layout, paths, &before)) {
+      discard_temps();
+      return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
+    }
   }
   if (auto error = ledger->mark_dirty()) {
     discard_temps();
@@ -283,16 +292,16 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   // Binary first, sidecar last: the sidecar's arrival is the commit. A replaced entry is
   // uncommitted first, so that no crash can pair the old sidecar with the new binary.
   std::string failure;
-  if (before.committed) (void)fileops::remove_file(paths.sidecar);
-  if (auto error = fileops::rename_replace(temp_binary, paths.binary)) {
+  if (before.committed) (void)layout.dir().remove_file(paths.sidecar);
+  if (auto error = layout.dir().rename(temp_binary, paths.binary)) {
     failure = "cannot move binary into place: " + error.message();
     discard_temps();
-  } else if (auto error = fileops::rename_replace(temp_sidecar, paths.sidecar)) {
+  } else if (auto error = layout.dir().rename(temp_sidecar, paths.sidecar)) {
     failure = "cannot move sidecar into place: " + error.message();
     discard_temps();
   }
   EntryFootprint after;
-  if (store_detail::measure_entry(paths, &after)) {
+  if (store_detail::measure_entry(layout, paths, &after)) {
     // Cannot tell what changed: leave the record dirty so that the next holder rescans.
     return save_result(failure.empty() ? SaveStatus::stored : SaveStatus::error,
                        failure.empty() ? "" : failure);
@@ -311,7 +320,7 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
 EntryFootprint DiskStore::Impl::remove_locked(SizeLedger& ledger, const EntryPaths& paths,
                                              const EntryFootprint* expected) {
   EntryFootprint before, after;
-  if (store_detail::measure_entry(paths, &before)) return {};
+  if (store_detail::measure_entry(layout, paths, &before)) return {};
   if (!before.committed && before.binary.kind != fileops::FileKind::regular) return {};
   // Hit (touched) or replaced since the caller looked: not the entry it meant to remove.
   if (expected && (!before.committed || before.sidecar.identity != expected->sidecar.identity ||
@@ -319,9 +328,9 @@ EntryFootprint DiskStore::Impl::remove_locked(SizeLedger& ledger, const EntryPat
     return {};
   }
   if (ledger.mark_dirty()) return {};
-  (void)fileops::remove_file(paths.sidecar);  // uncommit first: readers now see a miss
-  (void)fileops::remove_file(paths.binary);
-  if (store_detail::measure_entry(paths, &after)) return {};  // record stays dirty: rescan later
+  (void)layout.dir().remove_file(paths.sidecar);  // uncommit first: readers now see a miss
+  (void)layout.dir().remove_file(paths.binary);
+  if (store_detail::measure_entry(layout, paths, &after)) return {};  // record stays dirty: rescan later
   ledger.apply(before, after);
   EntryFootprint removed;
   removed.committed = before.committed && !after.committed;
@@ -345,32 +354,37 @@ void DiskStore::Impl::quarantine(const Digest128& key, const std::string& reason
   quarantine_locked(*ledger, key, reason, /*damaged=*/false);
 }
 
+void DiskStore::Impl::move_to_quarantine(const Digest128& key, const std::string& reason,
+                                         const EntryFootprint& present) {
+  const EntryPaths paths = layout.entry(key);
+  const std::int64_t when = fileops::now_ns();
+  const bool can_keep = !layout.dir().make_dir(layout.quarantine_dir());
+  // Sidecar first (uncommit). If it cannot be kept for inspection it is still taken out of use.
+  // Whatever is there moves, a folder or a FIFO too: left in place it would block the key.
+  auto move_out = [&](const std::filesystem::path& from, const char* extension) {
+    if (!can_keep || layout.dir().rename(from, layout.quarantine_file(key, when, extension))) {
+      (void)layout.dir().remove_file(from);
+    }
+  };
+  if (present.sidecar.kind != fileops::FileKind::missing) move_out(paths.sidecar, "json");
+  if (present.binary.kind != fileops::FileKind::missing) move_out(paths.binary, "bin");
+  if (can_keep) {
+    fileops::File note;
+    if (!fileops::File::create_exclusive(layout.dir(), layout.quarantine_file(key, when, "reason"), &note)) {
+      (void)note.write_all(reason + "\n");
+    }
+  }
+}
+
 void DiskStore::Impl::quarantine_locked(SizeLedger& ledger, const Digest128& key,
                                         const std::string& reason, bool damaged) {
   const EntryPaths paths = layout.entry(key);
   EntryFootprint before, after;
-  if (store_detail::measure_entry(paths, &before)) return;
-  const bool has_binary = before.binary.kind == fileops::FileKind::regular;
-  if (!before.committed && !has_binary) return;
+  if (store_detail::measure_entry(layout, paths, &before)) return;
+  if (before.sidecar.kind == fileops::FileKind::missing && before.binary.kind == fileops::FileKind::missing) return;
   if (ledger.mark_dirty()) return;
-
-  const std::int64_t when = fileops::now_ns();
-  const bool can_keep = !fileops::make_private_dir(layout.quarantine_dir());
-  // Sidecar first (uncommit). If it cannot be kept for inspection it is still taken out of use.
-  auto move_out = [&](const std::filesystem::path& from, const char* extension) {
-    if (!can_keep || fileops::rename_replace(from, layout.quarantine_file(key, when, extension))) {
-      (void)fileops::remove_file(from);
-    }
-  };
-  if (before.committed) move_out(paths.sidecar, "json");
-  if (has_binary) move_out(paths.binary, "bin");
-  if (can_keep) {
-    fileops::File note;
-    if (!fileops::File::create_exclusive(layout.quarantine_file(key, when, "reason"), &note)) {
-      (void)note.write_all(reason + "\n");
-    }
-  }
-  if (damaged || store_detail::measure_entry(paths, &after)) {
+  move_to_quarantine(key, reason, before);
+  if (damaged || store_detail::measure_entry(layout, paths, &after)) {
     ledger.invalidate();
     return;
   }

@@ -30,13 +30,13 @@ inline constexpr std::int64_t kQuarantineKeepNs = 7 * 24 * 3600 * kSecondNs;
 inline constexpr std::int64_t kMaintenanceIntervalNs = 3600 * kSecondNs;
 
 // Locks the file that `path` names now, even when holders remove and recreate it (key_lock.cpp).
-std::error_code lock_current_file(const std::filesystem::path& path, std::chrono::milliseconds wait,
-                                  fileops::FileLock* out);
+std::error_code lock_current_file(const fileops::Dir& root, const std::filesystem::path& path,
+                                  std::chrono::milliseconds wait, fileops::FileLock* out);
 }  // namespace store_detail
 
 struct DiskStore::Impl {
-  Impl(std::filesystem::path root, const StoreLimits& store_limits)
-      : layout(std::move(root)), limits(store_limits) {}
+  Impl(std::filesystem::path root, fileops::Dir root_dir, const StoreLimits& store_limits)
+      : layout(std::move(root), std::move(root_dir)), limits(store_limits) {}
 
   store_detail::StoreLayout layout;
   StoreLimits limits;
@@ -57,6 +57,10 @@ struct DiskStore::Impl {
   // differ from what was counted at commit; the totals are then recounted by the next holder.
   void quarantine_locked(store_detail::SizeLedger& ledger, const Digest128& key,
                          const std::string& reason, bool damaged);
+  // With the size lock held and the record marked dirty: moves whatever is at the entry's names
+  // (files, folders, FIFOs) to quarantine/ with a note of the reason.
+  void move_to_quarantine(const Digest128& key, const std::string& reason,
+                          const store_detail::EntryFootprint& present);
   // With the size lock held: unlink sidecar (uncommit) then binary. Returns what was removed.
   // With `expected`, only if the sidecar is still the one measured there.
   store_detail::EntryFootprint remove_locked(store_detail::SizeLedger& ledger,

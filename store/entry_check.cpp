@@ -19,13 +19,23 @@ EntryCheck fail(EntryCheck check, State state, std::string reason) {
 // as opposed to the process or the system being in trouble.
 bool is_damage(const std::error_code& error) {
   return error == std::errc::too_many_symbolic_link_levels || error == std::errc::is_a_directory ||
-         error == std::errc::no_such_device_or_address ||
-         error == std::errc::file_too_large;
+         error == std::errc::no_such_device_or_address || error == std::errc::file_too_large ||
+         fileops::is_trust_error(error);
+}
+
+std::string damage_reason(const char* what, const std::error_code& error) {
+  if (error == std::errc::file_too_large) return std::string(what) + " is implausibly large";
+  if (error == std::errc::too_many_symbolic_link_levels) return std::string(what) + " is a symbolic link";
+  if (fileops::is_trust_error(error)) {
+    return std::string(what) + " is " + error.message() + ": not served (remove it: jitcache verify --quarantine)";
+  }
+  return std::string(what) + " is not a regular file";
 }
 
 }  // namespace
 
-void add_integrity_fields(nlohmann::json* sidecar, std::string_view binary) {
+void add_integrity_fields(nlohmann::json* sidecar, std::string_view key_hex, std::string_view binary) {
+  (*sidecar)[kKeyField] = std::string(key_hex);
   (*sidecar)[kSizeField] = static_cast<std::uint64_t>(binary.size());
   (*sidecar)[kChecksumField] = hex64(xxh3_64(binary));
 }
@@ -34,22 +44,29 @@ std::string sidecar_text(const nlohmann::json& sidecar) {
   return sidecar.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-EntryCheck check_entry(const EntryPaths& paths) {
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths) {
   EntryCheck check;
 
-  if (auto error = fileops::File::open_read(paths.sidecar, &check.sidecar_file)) {
+  // The shard folder once, then both files relative to it: a hit costs one walk, and every fd's
+  // owner and mode come from fstat on what is already open.
+  fileops::Dir shard;
+  if (auto error = layout.dir().open_dir(paths.inner_dir, &shard)) {
     if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) {
       return fail(std::move(check), State::missing, "");
     }
-    if (is_damage(error)) return fail(std::move(check), State::bad, "sidecar is not a regular file");
+    if (fileops::is_trust_error(error)) {
+      return fail(std::move(check), State::bad,
+                  "shard folder " + layout.shown(paths.inner_dir).string() + " is " + error.message() +
+                      ": its entries are not served (remove that folder)");
+    }
+    return fail(std::move(check), State::io_error, "cannot open shard folder: " + error.message());
+  }
+  if (auto error = fileops::File::open_read(shard, paths.sidecar_name, &check.sidecar_file, kMaxSidecarBytes)) {
+    if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) {
+      return fail(std::move(check), State::missing, "");
+    }
+    if (is_damage(error)) return fail(std::move(check), State::bad, damage_reason("sidecar", error));
     return fail(std::move(check), State::io_error, "cannot open sidecar: " + error.message());
-  }
-  fileops::FileInfo sidecar_info;
-  if (auto error = check.sidecar_file.info(&sidecar_info)) {
-    return fail(std::move(check), State::io_error, "cannot stat sidecar: " + error.message());
-  }
-  if (sidecar_info.kind != fileops::FileKind::regular) {
-    return fail(std::move(check), State::bad, "sidecar is not a regular file");
   }
   std::string text;
   if (auto error = check.sidecar_file.read_all(&text, kMaxSidecarBytes)) {
@@ -68,23 +85,29 @@ EntryCheck check_entry(const EntryPaths& paths) {
   if (checksum_field == check.sidecar.end() || !checksum_field->is_string()) {
     return fail(std::move(check), State::bad, std::string("sidecar lacks a valid ") + kChecksumField);
   }
+  const auto key_field = check.sidecar.find(kKeyField);
+  if (key_field == check.sidecar.end() || !key_field->is_string()) {
+    return fail(std::move(check), State::bad, std::string("sidecar lacks a valid ") + kKeyField);
+  }
+  if (key_field->get_ref<const std::string&>() != paths.key_hex) {
+    return fail(std::move(check), State::bad,
+                "sidecar belongs to key " + key_field->get<std::string>().substr(0, 64) +
+                    ": copied or linked under another key's name");
+  }
   const std::uint64_t expected_size = size_field->get<std::uint64_t>();
   const std::string expected_checksum = checksum_field->get<std::string>();
 
   fileops::File binary_file;
-  if (auto error = fileops::File::open_read(paths.binary, &binary_file)) {
+  if (auto error = fileops::File::open_read(shard, paths.binary_name, &binary_file)) {
     if (error == std::errc::no_such_file_or_directory) {
       return fail(std::move(check), State::bad, "binary is missing");
     }
-    if (is_damage(error)) return fail(std::move(check), State::bad, "binary is not a regular file");
+    if (is_damage(error)) return fail(std::move(check), State::bad, damage_reason("binary", error));
     return fail(std::move(check), State::io_error, "cannot open binary: " + error.message());
   }
   fileops::FileInfo binary_info;
   if (auto error = binary_file.info(&binary_info)) {
     return fail(std::move(check), State::io_error, "cannot stat binary: " + error.message());
-  }
-  if (binary_info.kind != fileops::FileKind::regular) {
-    return fail(std::move(check), State::bad, "binary is not a regular file");
   }
   if (binary_info.size != expected_size) {  // cheap rejection before reading it all
     return fail(std::move(check), State::bad,

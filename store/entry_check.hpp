@@ -1,5 +1,7 @@
-// Reading one entry and deciding whether it can be trusted: the sidecar must be a JSON object
-// with binary_size and binary_xxh3_64, and the binary must match both.
+// Reading one entry and deciding whether it can be trusted: both files must be regular files the
+// trust rule accepts (fileops::check_trusted), in shard folders it accepts; the sidecar must be a
+// JSON object naming this entry's key, with binary_size and binary_xxh3_64, and the binary must
+// match both.
 #pragma once
 
 #include <cstdint>
@@ -15,10 +17,12 @@ namespace jitcache::store_detail {
 
 inline constexpr const char* kSizeField = "binary_size";
 inline constexpr const char* kChecksumField = "binary_xxh3_64";
+// The key the entry was stored under: a pair copied or linked under another key's name is refused.
+inline constexpr const char* kKeyField = "key";
 inline constexpr std::uint64_t kMaxSidecarBytes = 16ull << 20;  // far above any real sidecar
 
-// Adds the integrity fields that make the sidecar a commit marker for exactly this binary.
-void add_integrity_fields(nlohmann::json* sidecar, std::string_view binary);
+// Adds the integrity fields that make the sidecar a commit marker for exactly this binary and key.
+void add_integrity_fields(nlohmann::json* sidecar, std::string_view key_hex, std::string_view binary);
 
 // Serialises a sidecar; invalid UTF-8 in strings (a build log) is replaced, never thrown.
 std::string sidecar_text(const nlohmann::json& sidecar);
@@ -37,6 +41,6 @@ struct EntryCheck {
   fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
 };
 
-EntryCheck check_entry(const EntryPaths& paths);
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths);
 
 }  // namespace jitcache::store_detail

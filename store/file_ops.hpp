@@ -3,7 +3,16 @@
 // port implements the same with CreateFileW/LockFileEx/MoveFileExW.
 //
 // Nothing here throws for I/O failures: every call reports a std::error_code (compare it against
-// std::errc values). Files are opened close-on-exec and never through a final-component symlink.
+// std::errc values, or trust_error() for the trust checks). Files are opened close-on-exec,
+// non-blocking (a FIFO in place of a file must not hang the app) and never through a
+// final-component symlink; files and folders are created with exact modes (0600 / 0700) whatever
+// the umask.
+//
+// Two ways to name a file: a plain path (for files outside a store: traces, stats), or a Dir
+// held open plus a path relative to it. The relative form never re-walks the Dir's own path, is
+// resolved one folder at a time without following symlinks, and checks every folder it passes and
+// every file it opens for reading against the trust rule (is_trusted): that is how the store
+// reaches everything below its root (docs/reliability.md, "Trust model").
 #pragma once
 
 #include <chrono>
@@ -31,6 +40,21 @@ struct FileInfo {
 // path is not an error: kind == missing and an empty error_code.
 std::error_code stat_nofollow(const std::filesystem::path& path, FileInfo* info);
 
+// Refusals of the trust checks, as error codes of their own category (message says which).
+enum class TrustError { foreign_owner = 1, writable_by_others, not_regular, not_directory };
+std::error_code make_error_code(TrustError error);
+bool is_trust_error(const std::error_code& error);
+
+// The trust rule for what the store reads and writes into: owned by this user or by root (who can
+// change anything anyway), and writable by nobody else (no group/other write bit). On Windows the
+// per-user ACL is the protection: everything passes.
+std::error_code check_trusted(const FileInfo& info);
+
+// Refuses a folder whose ancestors another user could rename or replace: every ancestor of `path`
+// (as given, and after resolving symlinks) must be owned by this user or root and not writable by
+// others, unless it has the sticky bit (/tmp). `why` names the offending ancestor.
+std::error_code check_ancestors(const std::filesystem::path& path, std::string* why);
+
 // mkdir with mode 0700; succeeds when the directory already exists.
 std::error_code make_private_dir(const std::filesystem::path& path);
 // make_private_dir for every missing component, from the outermost down.
@@ -56,6 +80,8 @@ std::uint64_t current_process_id();
 std::int64_t now_ns();  // wall clock, the same clock file mtimes use
 
 // An open file. Move-only; closes on destruction.
+class Dir;
+
 class File {
  public:
   File() = default;
@@ -70,6 +96,12 @@ class File {
   static std::error_code create_exclusive(const std::filesystem::path& path, File* file);
   // Opens read-write, creating the file (mode 0600) if missing.
   static std::error_code open_or_create(const std::filesystem::path& path, File* file);
+  // The same below a Dir. open_read also requires a regular, trusted file (check_trusted);
+  // max_bytes caps its size (file_too_large beyond it).
+  static std::error_code open_read(const Dir& dir, const std::filesystem::path& relative, File* file,
+                                   std::uint64_t max_bytes = UINT64_MAX);
+  static std::error_code create_exclusive(const Dir& dir, const std::filesystem::path& relative, File* file);
+  static std::error_code open_or_create(const Dir& dir, const std::filesystem::path& relative, File* file);
 
   bool is_open() const { return handle_ >= 0; }
   std::error_code info(FileInfo* info) const;
@@ -88,6 +120,44 @@ class File {
   std::intptr_t handle_ = -1;  // fd on POSIX
 };
 
+// A folder held open (an fd on POSIX). Move-only. Operations take a path relative to it made of
+// plain names; each folder on the way is opened without following symlinks and, for the
+// operations that read or create (open_dir, make_dir, File::*), must pass check_trusted.
+// Unlinking, renaming, stat and listing do not read contents and skip the owner check, so that
+// foreign files can still be moved out of the way.
+class Dir {
+ public:
+  Dir() = default;
+  ~Dir();
+  Dir(Dir&& other) noexcept;
+  Dir& operator=(Dir&& other) noexcept;
+  Dir(const Dir&) = delete;
+  Dir& operator=(const Dir&) = delete;
+
+  // Opens a folder by path (the last component may not be a symlink) and checks it is trusted.
+  static std::error_code open(const std::filesystem::path& path, Dir* dir);
+  // Opens a folder below this one (trusted, every step).
+  std::error_code open_dir(const std::filesystem::path& relative, Dir* dir) const;
+
+  bool is_open() const { return handle_ != -1; }
+  const std::filesystem::path& path() const { return path_; }  // for messages (and Windows)
+  std::error_code info(FileInfo* info) const;
+
+  // As the path functions above, relative to this folder.
+  std::error_code stat(const std::filesystem::path& relative, FileInfo* info) const;
+  std::error_code make_dir(const std::filesystem::path& relative) const;  // 0700; exists: checked
+  std::error_code rename(const std::filesystem::path& from, const std::filesystem::path& to) const;
+  std::error_code remove_file(const std::filesystem::path& relative) const;
+  std::error_code remove_empty_dir(const std::filesystem::path& relative) const;
+  std::error_code list(const std::filesystem::path& relative, std::vector<DirEntry>* entries) const;
+  std::error_code set_mtime(const std::filesystem::path& relative, std::int64_t mtime_ns) const;
+
+ private:
+  friend class File;
+  std::intptr_t handle_ = -1;  // fd on POSIX; a handle pinning the folder on Windows
+  std::filesystem::path path_;
+};
+
 // An exclusive advisory lock on a lock file, held until destruction. Locks belong to the open
 // file, so two handles conflict even inside one process and a forked child never shares one.
 class FileLock {
@@ -100,12 +170,18 @@ class FileLock {
   // another holder kept the lock for the whole wait.
   static std::error_code acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
                                  FileLock* lock);
+  static std::error_code acquire(const Dir& dir, const std::filesystem::path& relative,
+                                 std::chrono::milliseconds wait, FileLock* lock);
   bool held() const { return file_.is_open(); }
   // The locked file itself (its identity tells a lock file that was replaced since it was opened).
   std::error_code info(FileInfo* info) const { return file_.info(info); }
 
  private:
+  static std::error_code lock_file(File file, std::chrono::milliseconds wait, FileLock* lock);
   File file_;  // closing it releases the lock
 };
 
 }  // namespace jitcache::fileops
+
+template <>
+struct std::is_error_code_enum<jitcache::fileops::TrustError> : std::true_type {};

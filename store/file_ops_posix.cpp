@@ -40,6 +40,15 @@ void fill(const struct stat& st, FileInfo* info) {
 
 int fd_of(std::intptr_t handle) { return static_cast<int>(handle); }
 
+struct timespec to_timespec(std::int64_t ns) {
+  struct timespec t {};
+  t.tv_sec = static_cast<time_t>(ns / 1000000000);
+  t.tv_nsec = static_cast<long>(ns % 1000000000);
+  return t;
+}
+
+std::error_code list_fd(int fd, std::vector<DirEntry>* entries);
+
 // Writing past RLIMIT_FSIZE raises SIGXFSZ, whose default action kills the process: the app's
 // limit must turn into a failed store, never into the app's death. So refuse such a write first.
 bool exceeds_file_size_limit(std::uint64_t end_offset) {
@@ -56,15 +65,137 @@ std::error_code check_directory(const std::filesystem::path& path, bool follow) 
   return {};
 }
 
-std::error_code open_fd(const std::filesystem::path& path, int flags, std::intptr_t* handle) {
+// Every open: close-on-exec, no final symlink, and non-blocking so that a FIFO or a device in
+// place of a file returns at once instead of hanging the app (O_NONBLOCK changes nothing for
+// regular files and folders). `base`: AT_FDCWD or a folder fd.
+int open_at(int base, const char* name, int flags) {
   int fd;
   do {
-    fd = ::open(path.c_str(), flags | O_CLOEXEC | O_NOFOLLOW, 0600);
+    fd = ::openat(base, name, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
   } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// A file this process just created gets exactly 0600 (a folder 0700), whatever the umask.
+std::error_code fix_mode(int fd, mode_t mode) {
+  if (::fchmod(fd, mode) != 0) return last_error();
+  return {};
+}
+
+// After O_CREAT without O_EXCL we cannot tell whether we created the file: a file of ours whose
+// mode lacks what we need (a creation under umask 0277) or has more (umask 000) is put right.
+std::error_code settle_created_mode(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return last_error();
+  if (st.st_uid == ::geteuid() && (st.st_mode & 07777) != 0600 && st.st_size == 0) return fix_mode(fd, 0600);
+  return {};
+}
+
+std::error_code open_fd(const std::filesystem::path& path, int flags, std::intptr_t* handle) {
+  const int fd = open_at(AT_FDCWD, path.c_str(), flags);
   if (fd < 0) return last_error();
+  if (flags & O_CREAT) {
+    auto error = (flags & O_EXCL) ? fix_mode(fd, 0600) : settle_created_mode(fd);
+    if (error) {
+      ::close(fd);
+      return error;
+    }
+  }
   *handle = fd;
   return {};
 }
+
+std::error_code require_regular(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return last_error();
+  if (!S_ISREG(st.st_mode)) return make_error_code(TrustError::not_regular);
+  return {};
+}
+
+// A folder this process just made gets exactly 0700, whatever the umask.
+std::error_code fix_new_dir_mode(int base, const char* name) {
+  const int fd = open_at(base, name, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return last_error();
+  auto error = fix_mode(fd, 0700);
+  ::close(fd);
+  return error;
+}
+
+// mkdir with exactly 0700; an existing folder is fine when it is a folder (not a symlink).
+std::error_code make_dir_at(int base, const char* name, bool check_trust) {
+  if (::mkdirat(base, name, 0700) == 0) return fix_new_dir_mode(base, name);
+  if (errno != EEXIST) return last_error();
+  const int fd = open_at(base, name, O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno == ELOOP ? std::make_error_code(std::errc::not_a_directory) : last_error();
+  struct stat st {};
+  std::error_code error;
+  if (::fstat(fd, &st) != 0) {
+    error = last_error();
+  } else if (check_trust) {
+    FileInfo info;
+    fill(st, &info);
+    error = check_trusted(info);
+  }
+  ::close(fd);
+  return error;
+}
+
+// A relative path split into plain names; "", ".", ".." and absolute paths are refused.
+std::error_code plain_names(const std::filesystem::path& relative, std::vector<std::string>* names) {
+  names->clear();
+  if (relative.is_absolute()) return std::make_error_code(std::errc::invalid_argument);
+  for (const auto& part : relative) {
+    const std::string name = part.string();
+    if (name.empty() || name == "." ) continue;
+    if (name == "..") return std::make_error_code(std::errc::invalid_argument);
+    names->push_back(name);
+  }
+  return {};
+}
+
+// The folder that holds the last name of a relative path, reached one folder at a time from
+// `base` without following symlinks; with `check_trust`, every folder passed must be trusted.
+class Parent {
+ public:
+  Parent() = default;
+  ~Parent() { if (owned_) ::close(fd_); }
+  Parent(const Parent&) = delete;
+  Parent& operator=(const Parent&) = delete;
+
+  std::error_code walk(int base, const std::filesystem::path& relative, bool check_trust) {
+    std::vector<std::string> names;
+    if (auto error = plain_names(relative, &names)) return error;
+    if (names.empty()) return std::make_error_code(std::errc::invalid_argument);
+    if (base < 0) return std::make_error_code(std::errc::no_such_file_or_directory);  // a closed Dir
+    fd_ = base;
+    for (std::size_t i = 0; i + 1 < names.size(); ++i) {
+      const int next = open_at(fd_, names[i].c_str(), O_RDONLY | O_DIRECTORY);
+      if (next < 0) {
+        // A symlink where a folder should be is reported as "not a directory", like a file there.
+        return errno == ELOOP ? std::make_error_code(std::errc::not_a_directory) : last_error();
+      }
+      if (owned_) ::close(fd_);
+      fd_ = next;
+      owned_ = true;
+      if (check_trust) {
+        struct stat st {};
+        if (::fstat(fd_, &st) != 0) return last_error();
+        FileInfo info;
+        fill(st, &info);
+        if (auto error = check_trusted(info)) return error;
+      }
+    }
+    name_ = names.back();
+    return {};
+  }
+  int fd() const { return fd_; }
+  const char* name() const { return name_.c_str(); }
+
+ private:
+  int fd_ = -1;
+  bool owned_ = false;
+  std::string name_;
+};
 
 }  // namespace
 
@@ -79,10 +210,47 @@ std::error_code stat_nofollow(const std::filesystem::path& path, FileInfo* info)
   return {};
 }
 
+std::error_code check_ancestors(const std::filesystem::path& path, std::string* why) {
+  std::error_code error;
+  const std::filesystem::path absolute = std::filesystem::absolute(path, error).lexically_normal();
+  if (error) return error;
+  std::vector<std::filesystem::path> ancestors;
+  auto add_chain = [&](std::filesystem::path folder) {
+    for (;;) {
+      ancestors.push_back(folder);
+      if (folder == folder.parent_path() || folder.empty()) break;
+      folder = folder.parent_path();
+    }
+  };
+  std::filesystem::path start = absolute;
+  if (!start.has_filename()) start = start.parent_path();  // "a/b/" -> "a/b"
+  add_chain(start.parent_path());
+  // The same after resolving symlinks: what the path really passes through.
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(start.parent_path(), error);
+  if (!error) add_chain(resolved);
+  for (const auto& folder : ancestors) {
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0) {
+      if (errno == ENOENT) continue;  // created later by make_private_dirs, 0700
+      return last_error();
+    }
+    const bool foreign = st.st_uid != ::geteuid() && st.st_uid != 0;
+    const bool shared = (st.st_mode & 0022) != 0 && (st.st_mode & S_ISVTX) == 0;
+    if (foreign || shared) {
+      *why = "its parent folder " + folder.string() +
+             (foreign ? " belongs to uid " + std::to_string(st.st_uid)
+                      : " is writable by other users (mode " + std::to_string((st.st_mode >> 6) & 7) +
+                            std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
+                            ", no sticky bit)") +
+             ": another user could replace the cache folder";
+      return make_error_code(foreign ? TrustError::foreign_owner : TrustError::writable_by_others);
+    }
+  }
+  return {};
+}
+
 std::error_code make_private_dir(const std::filesystem::path& path) {
-  if (::mkdir(path.c_str(), 0700) == 0) return {};
-  if (errno != EEXIST) return last_error();
-  return check_directory(path, /*follow=*/false);
+  return make_dir_at(AT_FDCWD, path.c_str(), /*check_trust=*/false);
 }
 
 std::error_code make_private_dirs(const std::filesystem::path& path) {
@@ -94,7 +262,10 @@ std::error_code make_private_dirs(const std::filesystem::path& path) {
   for (auto component = target.begin(); component != target.end(); ++component) {
     partial /= *component;
     if (*component == target.root_name() || *component == target.root_directory()) continue;
-    if (::mkdir(partial.c_str(), 0700) == 0) continue;
+    if (::mkdir(partial.c_str(), 0700) == 0) {
+      if (auto error = fix_new_dir_mode(AT_FDCWD, partial.c_str())) return error;
+      continue;
+    }
     if (errno != EEXIST) return last_error();
     const bool last = std::next(component) == target.end();
     if (auto error = check_directory(partial, /*follow=*/!last)) return error;
@@ -118,10 +289,7 @@ std::error_code remove_empty_dir(const std::filesystem::path& path) {
 }
 
 std::error_code set_mtime(const std::filesystem::path& path, std::int64_t mtime_ns) {
-  struct timespec times[2];
-  times[0].tv_sec = static_cast<time_t>(mtime_ns / 1000000000);
-  times[0].tv_nsec = static_cast<long>(mtime_ns % 1000000000);
-  times[1] = times[0];
+  const struct timespec times[2] = {to_timespec(mtime_ns), to_timespec(mtime_ns)};
   if (::utimensat(AT_FDCWD, path.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) return last_error();
   return {};
 }
@@ -130,10 +298,17 @@ std::error_code list_dir(const std::filesystem::path& path, std::vector<DirEntry
   entries->clear();
   std::intptr_t handle = -1;
   if (auto error = open_fd(path, O_RDONLY | O_DIRECTORY, &handle)) return error;
-  DIR* dir = ::fdopendir(fd_of(handle));
+  return list_fd(fd_of(handle), entries);
+}
+
+namespace {
+
+// Lists an open folder and closes the fd.
+std::error_code list_fd(int fd, std::vector<DirEntry>* entries) {
+  DIR* dir = ::fdopendir(fd);
   if (dir == nullptr) {
     auto error = last_error();
-    ::close(fd_of(handle));
+    ::close(fd);
     return error;
   }
   std::error_code result;
@@ -159,6 +334,8 @@ std::error_code list_dir(const std::filesystem::path& path, std::vector<DirEntry
   ::closedir(dir);  // also closes the fd
   return result;
 }
+
+}  // namespace
 
 std::uint64_t current_user() { return ::geteuid(); }
 std::uint64_t current_process_id() { return static_cast<std::uint64_t>(::getpid()); }
@@ -189,7 +366,12 @@ void File::close() {
 
 std::error_code File::open_read(const std::filesystem::path& path, File* file) {
   file->close();
-  return open_fd(path, O_RDONLY, &file->handle_);
+  if (auto error = open_fd(path, O_RDONLY, &file->handle_)) return error;
+  if (auto error = require_regular(fd_of(file->handle_))) {
+    file->close();
+    return error;
+  }
+  return {};
 }
 
 std::error_code File::create_exclusive(const std::filesystem::path& path, File* file) {
@@ -279,10 +461,215 @@ std::error_code File::touch_now() const {
   return {};
 }
 
+namespace {
+
+// Opens `relative` below `dir` through trusted folders; `flags` as for open(2).
+std::error_code open_below(const Dir& dir, int dir_fd, const std::filesystem::path& relative, int flags,
+                           std::intptr_t* handle) {
+  (void)dir;
+  Parent parent;
+  if (auto error = parent.walk(dir_fd, relative, /*check_trust=*/true)) return error;
+  const int fd = open_at(parent.fd(), parent.name(), flags);
+  if (fd < 0) return last_error();
+  std::error_code error;
+  if (flags & O_CREAT) error = (flags & O_EXCL) ? fix_mode(fd, 0600) : settle_created_mode(fd);
+  if (!error) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      error = last_error();
+    } else if (!S_ISREG(st.st_mode)) {
+      error = make_error_code(TrustError::not_regular);
+    } else {
+      FileInfo info;
+      fill(st, &info);
+      error = check_trusted(info);
+    }
+  }
+  if (error) {
+    ::close(fd);
+    return error;
+  }
+  *handle = fd;
+  return {};
+}
+
+}  // namespace
+
+std::error_code File::open_read(const Dir& dir, const std::filesystem::path& relative, File* file,
+                                std::uint64_t max_bytes) {
+  file->close();
+  if (auto error = open_below(dir, fd_of(dir.handle_), relative, O_RDONLY, &file->handle_)) return error;
+  FileInfo info;
+  if (auto error = file->info(&info)) return error;
+  if (info.size > max_bytes) {
+    file->close();
+    return std::make_error_code(std::errc::file_too_large);
+  }
+  return {};
+}
+
+std::error_code File::create_exclusive(const Dir& dir, const std::filesystem::path& relative, File* file) {
+  file->close();
+  return open_below(dir, fd_of(dir.handle_), relative, O_WRONLY | O_CREAT | O_EXCL, &file->handle_);
+}
+
+std::error_code File::open_or_create(const Dir& dir, const std::filesystem::path& relative, File* file) {
+  file->close();
+  return open_below(dir, fd_of(dir.handle_), relative, O_RDWR | O_CREAT, &file->handle_);
+}
+
+Dir::~Dir() {
+  if (handle_ >= 0) ::close(fd_of(handle_));
+}
+
+Dir::Dir(Dir&& other) noexcept : handle_(other.handle_), path_(std::move(other.path_)) { other.handle_ = -1; }
+
+Dir& Dir::operator=(Dir&& other) noexcept {
+  if (this != &other) {
+    if (handle_ >= 0) ::close(fd_of(handle_));
+    handle_ = other.handle_;
+    path_ = std::move(other.path_);
+    other.handle_ = -1;
+  }
+  return *this;
+}
+
+namespace {
+
+std::error_code check_open_dir(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return last_error();
+  if (!S_ISDIR(st.st_mode)) return make_error_code(TrustError::not_directory);
+  FileInfo info;
+  fill(st, &info);
+  return check_trusted(info);
+}
+
+}  // namespace
+
+std::error_code Dir::open(const std::filesystem::path& path, Dir* dir) {
+  const int fd = open_at(AT_FDCWD, path.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno == ELOOP ? std::make_error_code(std::errc::too_many_symbolic_link_levels) : last_error();
+  if (auto error = check_open_dir(fd)) {
+    ::close(fd);
+    return error;
+  }
+  Dir opened;
+  opened.handle_ = fd;
+  opened.path_ = path;
+  *dir = std::move(opened);
+  return {};
+}
+
+std::error_code Dir::open_dir(const std::filesystem::path& relative, Dir* dir) const {
+  Parent parent;
+  if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/true)) return error;
+  const int fd = open_at(parent.fd(), parent.name(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return errno == ELOOP ? std::make_error_code(std::errc::not_a_directory) : last_error();
+  if (auto error = check_open_dir(fd)) {
+    ::close(fd);
+    return error;
+  }
+  Dir opened;
+  opened.handle_ = fd;
+  opened.path_ = path_ / relative;
+  *dir = std::move(opened);
+  return {};
+}
+
+std::error_code Dir::info(FileInfo* info) const {
+  struct stat st {};
+  if (::fstat(fd_of(handle_), &st) != 0) return last_error();
+  fill(st, info);
+  return {};
+}
+
+std::error_code Dir::stat(const std::filesystem::path& relative, FileInfo* info) const {
+  *info = FileInfo{};
+  Parent parent;
+  if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/false)) {
+    if (error == std::errc::no_such_file_or_directory || error == std::errc::not_a_directory) return {};
+    return error;
+  }
+  struct stat st {};
+  if (::fstatat(parent.fd(), parent.name(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return {};
+    return last_error();
+  }
+  fill(st, info);
+  return {};
+}
+
+std::error_code Dir::make_dir(const std::filesystem::path& relative) const {
+  Parent parent;
+  if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/true)) return error;
+  return make_dir_at(parent.fd(), parent.name(), /*check_trust=*/true);
+}
+
+std::error_code Dir::rename(const std::filesystem::path& from, const std::filesystem::path& to) const {
+  Parent source, target;
+  if (auto error = source.walk(fd_of(handle_), from, /*check_trust=*/false)) return error;
+  if (auto error = target.walk(fd_of(handle_), to, /*check_trust=*/false)) return error;
+  if (::renameat(source.fd(), source.name(), target.fd(), target.name()) != 0) return last_error();
+  return {};
+}
+
+std::error_code Dir::remove_file(const std::filesystem::path& relative) const {
+  Parent parent;
+  if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/false)) {
+    return error == std::errc::no_such_file_or_directory ? std::error_code() : error;
+  }
+  if (::unlinkat(parent.fd(), parent.name(), 0) != 0 && errno != ENOENT) return last_error();
+  return {};
+}
+
+std::error_code Dir::remove_empty_dir(const std::filesystem::path& relative) const {
+  Parent parent;
+  if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/false)) return error;
+  if (::unlinkat(parent.fd(), parent.name(), AT_REMOVEDIR) != 0) return last_error();
+  return {};
+}
+
+std::error_code Dir::list(const std::filesystem::path& relative, std::vector<DirEntry>* entries) const {
+  entries->clear();
+  int fd;
+  std::vector<std::string> names;
+  if (auto error = plain_names(relative, &names)) return error;
+  if (names.empty()) {
+    if (handle_ < 0) return std::make_error_code(std::errc::no_such_file_or_directory);
+    fd = open_at(fd_of(handle_), ".", O_RDONLY | O_DIRECTORY);
+  } else {
+    Parent parent;
+    if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/false)) return error;
+    fd = open_at(parent.fd(), parent.name(), O_RDONLY | O_DIRECTORY);
+  }
+  if (fd < 0) return errno == ELOOP ? std::make_error_code(std::errc::not_a_directory) : last_error();
+  return list_fd(fd, entries);
+}
+
+std::error_code Dir::set_mtime(const std::filesystem::path& relative, std::int64_t mtime_ns) const {
+  Parent parent;
+  if (auto error = parent.walk(fd_of(handle_), relative, /*check_trust=*/false)) return error;
+  const struct timespec times[2] = {to_timespec(mtime_ns), to_timespec(mtime_ns)};
+  if (::utimensat(parent.fd(), parent.name(), times, AT_SYMLINK_NOFOLLOW) != 0) return last_error();
+  return {};
+}
+
+std::error_code FileLock::acquire(const Dir& dir, const std::filesystem::path& relative,
+                                  std::chrono::milliseconds wait, FileLock* lock) {
+  File file;
+  if (auto error = File::open_or_create(dir, relative, &file)) return error;
+  return lock_file(std::move(file), wait, lock);
+}
+
 std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
                                   FileLock* lock) {
   File file;
   if (auto error = File::open_or_create(path, &file)) return error;
+  return lock_file(std::move(file), wait, lock);
+}
+
+std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock) {
   // Poll with a growing pause instead of a blocking flock: a stopped or hung holder must not
   // stall the application beyond `wait`.
   const auto deadline = std::chrono::steady_clock::now() + wait;

@@ -3,6 +3,11 @@
 // over or removed while another process reads it, as on POSIX. Windows has no mode bits and no
 // uid: the root's protection is its per-user ACL under %LOCALAPPDATA%, so files report mode
 // 0700/0600 and the current user as owner.
+//
+// Dir: Windows has handle-relative opens only through the native API, so a Dir keeps its path
+// and pins the folder instead: its handle is opened without FILE_SHARE_DELETE, so the folder
+// cannot be renamed, removed or replaced by a junction while the store holds it, and every
+// relative operation goes through that same, pinned path (reparse points are never followed).
 #include "store/file_ops.hpp"
 
 #include <windows.h>
@@ -298,10 +303,122 @@ std::error_code File::touch_now() const {
   return {};
 }
 
+std::error_code check_ancestors(const std::filesystem::path&, std::string*) { return {}; }
+
+namespace {
+
+std::error_code require_regular_and_size(File* file, std::uint64_t max_bytes) {
+  FileInfo info;
+  std::error_code error = file->info(&info);
+  if (!error && info.kind != FileKind::regular) error = make_error_code(TrustError::not_regular);
+  if (!error && info.size > max_bytes) error = std::make_error_code(std::errc::file_too_large);
+  if (error) file->close();
+  return error;
+}
+
+}  // namespace
+
+std::error_code File::open_read(const Dir& dir, const std::filesystem::path& relative, File* file,
+                                std::uint64_t max_bytes) {
+  if (auto error = open_read(dir.path() / relative, file)) return error;
+  return require_regular_and_size(file, max_bytes);
+}
+
+std::error_code File::create_exclusive(const Dir& dir, const std::filesystem::path& relative, File* file) {
+  return create_exclusive(dir.path() / relative, file);
+}
+
+std::error_code File::open_or_create(const Dir& dir, const std::filesystem::path& relative, File* file) {
+  if (auto error = open_or_create(dir.path() / relative, file)) return error;
+  return require_regular_and_size(file, UINT64_MAX);
+}
+
+Dir::~Dir() {
+  if (handle_ != -1) CloseHandle(handle_of(handle_));
+}
+
+Dir::Dir(Dir&& other) noexcept : handle_(other.handle_), path_(std::move(other.path_)) { other.handle_ = -1; }
+
+Dir& Dir::operator=(Dir&& other) noexcept {
+  if (this != &other) {
+    if (handle_ != -1) CloseHandle(handle_of(handle_));
+    handle_ = other.handle_;
+    path_ = std::move(other.path_);
+    other.handle_ = -1;
+  }
+  return *this;
+}
+
+std::error_code Dir::open(const std::filesystem::path& path, Dir* dir) {
+  HANDLE h = CreateFileW(path.c_str(), FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE, nullptr,
+                         OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, nullptr);
+  if (h == INVALID_HANDLE_VALUE) return last_error();
+  BY_HANDLE_FILE_INFORMATION data{};
+  std::error_code error;
+  if (!GetFileInformationByHandle(h, &data)) {
+    error = last_error();
+  } else if (data.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) {
+    error = std::make_error_code(std::errc::too_many_symbolic_link_levels);
+  } else if (!(data.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+    error = make_error_code(TrustError::not_directory);
+  }
+  if (error) {
+    CloseHandle(h);
+    return error;
+  }
+  Dir opened;
+  opened.handle_ = reinterpret_cast<std::intptr_t>(h);
+  opened.path_ = path;
+  *dir = std::move(opened);
+  return {};
+}
+
+std::error_code Dir::open_dir(const std::filesystem::path& relative, Dir* dir) const {
+  return open(path_ / relative, dir);
+}
+
+std::error_code Dir::info(FileInfo* info) const {
+  BY_HANDLE_FILE_INFORMATION data{};
+  if (!GetFileInformationByHandle(handle_of(handle_), &data)) return last_error();
+  fill(data, info);
+  return {};
+}
+
+std::error_code Dir::stat(const std::filesystem::path& relative, FileInfo* info) const {
+  return stat_nofollow(path_ / relative, info);
+}
+std::error_code Dir::make_dir(const std::filesystem::path& relative) const { return make_private_dir(path_ / relative); }
+std::error_code Dir::rename(const std::filesystem::path& from, const std::filesystem::path& to) const {
+  return rename_replace(path_ / from, path_ / to);
+}
+std::error_code Dir::remove_file(const std::filesystem::path& relative) const {
+  return fileops::remove_file(path_ / relative);
+}
+std::error_code Dir::remove_empty_dir(const std::filesystem::path& relative) const {
+  return fileops::remove_empty_dir(path_ / relative);
+}
+std::error_code Dir::list(const std::filesystem::path& relative, std::vector<DirEntry>* entries) const {
+  return list_dir(relative.empty() ? path_ : path_ / relative, entries);
+}
+std::error_code Dir::set_mtime(const std::filesystem::path& relative, std::int64_t mtime_ns) const {
+  return fileops::set_mtime(path_ / relative, mtime_ns);
+}
+
+std::error_code FileLock::acquire(const Dir& dir, const std::filesystem::path& relative,
+                                  std::chrono::milliseconds wait, FileLock* lock) {
+  File file;
+  if (auto error = File::open_or_create(dir, relative, &file)) return error;
+  return lock_file(std::move(file), wait, lock);
+}
+
 std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
                                   FileLock* lock) {
   File file;
   if (auto error = File::open_or_create(path, &file)) return error;
+  return lock_file(std::move(file), wait, lock);
+}
+
+std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock) {
   // Windows byte-range locks are mandatory: lock one byte far past any data so that the lock
   // file stays readable and writable by everyone while it is held.
   OVERLAPPED region{};

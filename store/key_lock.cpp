@@ -12,6 +12,7 @@
 namespace jitcache {
 
 struct KeyLock::State {
+  const fileops::Dir* root = nullptr;  // the store's root; the store outlives its locks
   std::filesystem::path path;
   std::filesystem::path wanted_path;  // the waiters' marker, served once this lock is released
   fileops::FileLock lock;
@@ -34,8 +35,8 @@ void KeyLock::release() {
   if (!state_) return;
   // Removed while still locked: nobody can be holding the name's current inode but us.
   if (state_->lock.held()) {
-    (void)fileops::remove_file(state_->wanted_path);
-    (void)fileops::remove_file(state_->path);
+    (void)state_->root->remove_file(state_->wanted_path);
+    (void)state_->root->remove_file(state_->path);
   }
   state_.reset();  // closing the file releases the lock
 }
@@ -43,18 +44,18 @@ void KeyLock::release() {
 namespace store_detail {
 
 // Locks `path` as above. Shared by lock_key and the sweep of abandoned lock files.
-std::error_code lock_current_file(const std::filesystem::path& path, std::chrono::milliseconds wait,
-                                  fileops::FileLock* out) {
+std::error_code lock_current_file(const fileops::Dir& root, const std::filesystem::path& path,
+                                  std::chrono::milliseconds wait, fileops::FileLock* out) {
   const auto deadline = std::chrono::steady_clock::now() + wait;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     fileops::FileLock lock;
-    if (auto error = fileops::FileLock::acquire(path, std::max(left, std::chrono::milliseconds(0)), &lock)) {
+    if (auto error = fileops::FileLock::acquire(root, path, std::max(left, std::chrono::milliseconds(0)), &lock)) {
       return error;
     }
     fileops::FileInfo held, named;
     if (auto error = lock.info(&held)) return error;
-    if (auto error = fileops::stat_nofollow(path, &named)) return error;
+    if (auto error = root.stat(path, &named)) return error;
     if (named.kind == fileops::FileKind::regular && named.identity == held.identity) {
       *out = std::move(lock);
       return {};
@@ -67,7 +68,7 @@ std::error_code lock_current_file(const std::filesystem::path& path, std::chrono
 
 bool DiskStore::key_wanted(const Digest128& key) const {
   fileops::FileInfo info;
-  if (fileops::stat_nofollow(impl_->layout.key_wanted(key), &info)) return true;  // unsure: assume so
+  if (impl_->layout.dir().stat(impl_->layout.key_wanted(key), &info)) return true;  // unsure: assume so
   return info.kind != fileops::FileKind::missing;
 }
 
@@ -76,15 +77,16 @@ std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseco
     lock->release();
     if (impl_->limits.read_only) return std::make_error_code(std::errc::read_only_file_system);
     const auto& layout = impl_->layout;
-    if (auto error = fileops::make_private_dir(layout.locks_dir())) return error;
+    if (auto error = layout.dir().make_dir(layout.locks_dir())) return error;
     auto state = std::make_unique<KeyLock::State>();
+    state->root = &layout.dir();
     state->path = layout.key_lock(key);
     state->wanted_path = layout.key_wanted(key);
-    auto error = store_detail::lock_current_file(state->path, std::chrono::milliseconds(0), &state->lock);
+    auto error = store_detail::lock_current_file(layout.dir(), state->path, std::chrono::milliseconds(0), &state->lock);
     if (error == std::errc::resource_unavailable_try_again && wait.count() > 0) {
       fileops::File marker;  // best effort: without it the holder may only store later
-      (void)fileops::File::open_or_create(state->wanted_path, &marker);
-      error = store_detail::lock_current_file(state->path, wait, &state->lock);
+      (void)fileops::File::open_or_create(layout.dir(), state->wanted_path, &marker);
+      error = store_detail::lock_current_file(layout.dir(), state->path, wait, &state->lock);
     }
     if (error) return error;
     lock->state_ = std::move(state);

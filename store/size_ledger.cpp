@@ -66,8 +66,8 @@ std::error_code SizeLedger::begin(const StoreLayout& layout, std::chrono::millis
   SizeLedger held(layout, may_write);
   std::optional<SizeRecord> record;
   if (may_write) {
-    if (auto error = fileops::FileLock::acquire(layout.size_lock(), wait, &held.lock_)) return error;
-    if (auto error = fileops::File::open_or_create(layout.size_record(), &held.record_)) return error;
+    if (auto error = fileops::FileLock::acquire(layout.dir(), layout.size_lock(), wait, &held.lock_)) return error;
+    if (auto error = fileops::File::open_or_create(layout.dir(), layout.size_record(), &held.record_)) return error;
     std::string text;
     if (auto error = held.record_.read_at(0, kRecordLength + 1, &text)) return error;
     record = parse_size_record(text);
@@ -75,7 +75,7 @@ std::error_code SizeLedger::begin(const StoreLayout& layout, std::chrono::millis
     // Read-only: no lock file may be created; a torn or dirty read just means "scan".
     fileops::File file;
     std::string text;
-    if (!fileops::File::open_read(layout.size_record(), &file) &&
+    if (!fileops::File::open_read(layout.dir(), layout.size_record(), &file) &&
         !file.read_at(0, kRecordLength + 1, &text)) {
       record = parse_size_record(text);
     }

@@ -22,17 +22,18 @@ std::optional<Digest128> key_of(std::string_view name, std::string_view extensio
   return Digest128::from_hex(hex);
 }
 
-bool is_directory(const std::filesystem::path& path, const fileops::DirEntry& entry) {
+bool is_directory(const StoreLayout& layout, const std::filesystem::path& path, const fileops::DirEntry& entry) {
   if (entry.kind == fileops::FileKind::directory) return true;
   if (entry.kind != fileops::FileKind::other) return false;
   fileops::FileInfo info;  // the listing did not say: ask
-  return !fileops::stat_nofollow(path, &info) && info.kind == fileops::FileKind::directory;
+  return !layout.dir().stat(path, &info) && info.kind == fileops::FileKind::directory;
 }
 
-void scan_inner_dir(const std::filesystem::path& dir, const std::string& prefix, StoreScan* scan) {
+void scan_inner_dir(const StoreLayout& layout, const std::filesystem::path& dir, const std::string& prefix,
+                    StoreScan* scan) {
   std::vector<fileops::DirEntry> names;
-  if (auto error = fileops::list_dir(dir, &names)) {
-    scan->errors.push_back({dir, error.message()});
+  if (auto error = layout.dir().list(dir, &names)) {
+    scan->errors.push_back({layout.shown(dir), error.message()});
     return;
   }
   // Pair sidecars with binaries by key; std::map keeps the result in key order.
@@ -40,30 +41,29 @@ void scan_inner_dir(const std::filesystem::path& dir, const std::string& prefix,
   for (const auto& name : names) {
     std::optional<Digest128> key;
     if (!(key = key_of(name.name, "json")) && !(key = key_of(name.name, "bin"))) {
-      scan->unexpected.push_back(dir / name.name);
+      scan->unexpected.push_back(layout.shown(dir / name.name));
       continue;
     }
     if (key->hex().compare(0, 4, prefix) != 0) {  // in the wrong shard: not ours to trust
-      scan->unexpected.push_back(dir / name.name);
+      scan->unexpected.push_back(layout.shown(dir / name.name));
       continue;
     }
     auto& entry = found[*key];
     entry.key = *key;
   }
   for (auto& [key, entry] : found) {
-    entry.paths.outer_dir = dir.parent_path();
-    entry.paths.inner_dir = dir;
-    const std::string hex = key.hex();
-    entry.paths.binary = dir / (hex + ".bin");
-    entry.paths.sidecar = dir / (hex + ".json");
-    if (auto error = measure_entry(entry.paths, &entry.footprint)) {
-      scan->errors.push_back({entry.paths.sidecar, error.message()});
+    entry.paths = entry_paths(key.hex());
+    if (auto error = measure_entry(layout, entry.paths, &entry.footprint)) {
+      scan->errors.push_back({layout.shown(entry.paths.sidecar), error.message()});
       continue;
     }
     if (entry.footprint.committed) {
       scan->committed.push_back(std::move(entry));
     } else if (entry.footprint.binary.kind == fileops::FileKind::regular) {
       scan->orphan_binaries.push_back(std::move(entry));
+    } else if (entry.footprint.sidecar.kind != fileops::FileKind::missing ||
+               entry.footprint.binary.kind != fileops::FileKind::missing) {
+      scan->not_files.push_back(std::move(entry));
     }
   }
 }
@@ -72,15 +72,19 @@ void scan_inner_dir(const std::filesystem::path& dir, const std::string& prefix,
 
 bool is_shard_name(std::string_view name) { return name.size() == 2 && is_lower_hex(name); }
 
-EntryPaths StoreLayout::entry(const Digest128& key) const {
-  const std::string hex = key.hex();
+EntryPaths entry_paths(std::string_view key_hex) {
   EntryPaths paths;
-  paths.outer_dir = root_ / hex.substr(0, 2);
-  paths.inner_dir = paths.outer_dir / hex.substr(2, 2);
-  paths.binary = paths.inner_dir / (hex + ".bin");
-  paths.sidecar = paths.inner_dir / (hex + ".json");
+  paths.key_hex = std::string(key_hex);
+  paths.outer_dir = std::string(key_hex.substr(0, 2));
+  paths.inner_dir = paths.outer_dir / std::string(key_hex.substr(2, 2));
+  paths.binary_name = paths.key_hex + ".bin";
+  paths.sidecar_name = paths.key_hex + ".json";
+  paths.binary = paths.inner_dir / paths.binary_name;
+  paths.sidecar = paths.inner_dir / paths.sidecar_name;
   return paths;
 }
+
+EntryPaths StoreLayout::entry(const Digest128& key) const { return entry_paths(key.hex()); }
 
 std::filesystem::path StoreLayout::quarantine_file(const Digest128& key, std::int64_t when_ns,
                                                    std::string_view extension) const {
@@ -96,10 +100,10 @@ std::filesystem::path StoreLayout::new_temp_file(std::string_view suffix) const 
   return tmp_dir() / name;
 }
 
-std::error_code measure_entry(const EntryPaths& paths, EntryFootprint* footprint) {
+std::error_code measure_entry(const StoreLayout& layout, const EntryPaths& paths, EntryFootprint* footprint) {
   *footprint = EntryFootprint{};
-  if (auto error = fileops::stat_nofollow(paths.sidecar, &footprint->sidecar)) return error;
-  if (auto error = fileops::stat_nofollow(paths.binary, &footprint->binary)) return error;
+  if (auto error = layout.dir().stat(paths.sidecar, &footprint->sidecar)) return error;
+  if (auto error = layout.dir().stat(paths.binary, &footprint->binary)) return error;
   footprint->committed = footprint->sidecar.kind == fileops::FileKind::regular;
   if (footprint->committed) {
     footprint->bytes = footprint->sidecar.size;
@@ -111,25 +115,25 @@ std::error_code measure_entry(const EntryPaths& paths, EntryFootprint* footprint
 StoreScan scan_store(const StoreLayout& layout) {
   StoreScan scan;
   std::vector<fileops::DirEntry> outer;
-  if (auto error = fileops::list_dir(layout.root(), &outer)) {
+  if (auto error = layout.dir().list("", &outer)) {
     scan.errors.push_back({layout.root(), error.message()});
     return scan;
   }
   for (const auto& first : outer) {
-    const auto outer_dir = layout.root() / first.name;
-    if (!is_shard_name(first.name) || !is_directory(outer_dir, first)) continue;
+    const std::filesystem::path outer_dir = first.name;
+    if (!is_shard_name(first.name) || !is_directory(layout, outer_dir, first)) continue;
     std::vector<fileops::DirEntry> inner;
-    if (auto error = fileops::list_dir(outer_dir, &inner)) {
-      scan.errors.push_back({outer_dir, error.message()});
+    if (auto error = layout.dir().list(outer_dir, &inner)) {
+      scan.errors.push_back({layout.shown(outer_dir), error.message()});
       continue;
     }
     for (const auto& second : inner) {
       const auto inner_dir = outer_dir / second.name;
-      if (!is_shard_name(second.name) || !is_directory(inner_dir, second)) {
-        scan.unexpected.push_back(inner_dir);
+      if (!is_shard_name(second.name) || !is_directory(layout, inner_dir, second)) {
+        scan.unexpected.push_back(layout.shown(inner_dir));
         continue;
       }
-      scan_inner_dir(inner_dir, first.name + second.name, &scan);
+      scan_inner_dir(layout, inner_dir, first.name + second.name, &scan);
     }
   }
   return scan;

@@ -1,4 +1,7 @@
 // Where everything lives under the store root, and the scan that finds every entry.
+// Every path here is relative to the root, which is reached only through the root folder held
+// open (dir()): a root path that is swapped for a symlink after the store opened leads nowhere.
+// shown() turns a relative path into the full one for messages.
 #pragma once
 
 #include <cstdint>
@@ -15,26 +18,31 @@
 namespace jitcache::store_detail {
 
 struct EntryPaths {
-  std::filesystem::path outer_dir;  // <root>/<k0k1>
-  std::filesystem::path inner_dir;  // <root>/<k0k1>/<k2k3>
+  std::string key_hex;              // the key the sidecar must name
+  std::filesystem::path outer_dir;  // <k0k1>
+  std::filesystem::path inner_dir;  // <k0k1>/<k2k3>
   std::filesystem::path binary;     // <inner_dir>/<key>.bin
   std::filesystem::path sidecar;    // <inner_dir>/<key>.json
+  std::string binary_name;          // <key>.bin
+  std::string sidecar_name;         // <key>.json
 };
 
 class StoreLayout {
  public:
-  explicit StoreLayout(std::filesystem::path root) : root_(std::move(root)) {}
+  StoreLayout(std::filesystem::path root, fileops::Dir dir) : root_(std::move(root)), dir_(std::move(dir)) {}
 
   const std::filesystem::path& root() const { return root_; }
-  std::filesystem::path tmp_dir() const { return root_ / "tmp"; }
-  std::filesystem::path quarantine_dir() const { return root_ / "quarantine"; }
-  std::filesystem::path size_record() const { return root_ / "size"; }
-  std::filesystem::path size_lock() const { return root_ / "size.lock"; }
-  std::filesystem::path evict_lock() const { return root_ / "evict.lock"; }
+  const fileops::Dir& dir() const { return dir_; }
+  std::filesystem::path shown(const std::filesystem::path& relative) const { return root_ / relative; }
+  std::filesystem::path tmp_dir() const { return "tmp"; }
+  std::filesystem::path quarantine_dir() const { return "quarantine"; }
+  std::filesystem::path size_record() const { return "size"; }
+  std::filesystem::path size_lock() const { return "size.lock"; }
+  std::filesystem::path evict_lock() const { return "evict.lock"; }
   // Its mtime is when the last full maintenance pass (eviction scan + sweep) ran.
-  std::filesystem::path maintenance_stamp() const { return root_ / "last_maintenance"; }
+  std::filesystem::path maintenance_stamp() const { return "last_maintenance"; }
   // Per-key build locks (cross-process single-flight): <root>/locks/<key>.lock
-  std::filesystem::path locks_dir() const { return root_ / "locks"; }
+  std::filesystem::path locks_dir() const { return "locks"; }
   std::filesystem::path key_lock(const Digest128& key) const { return locks_dir() / (key.hex() + ".lock"); }
   // Left by a process waiting for the key's lock: its holder then knows the binary is wanted now.
   std::filesystem::path key_wanted(const Digest128& key) const { return locks_dir() / (key.hex() + ".wanted"); }
@@ -48,6 +56,7 @@ class StoreLayout {
 
  private:
   std::filesystem::path root_;
+  fileops::Dir dir_;
 };
 
 // Names of the two folder levels: two lowercase hex digits each.
@@ -61,7 +70,11 @@ struct EntryFootprint {
   fileops::FileInfo sidecar;
   fileops::FileInfo binary;
 };
-std::error_code measure_entry(const EntryPaths& paths, EntryFootprint* footprint);
+inline bool is_file_or_missing(const fileops::FileInfo& info) {
+  return info.kind == fileops::FileKind::regular || info.kind == fileops::FileKind::missing;
+}
+std::error_code measure_entry(const StoreLayout& layout, const EntryPaths& paths, EntryFootprint* footprint);
+EntryPaths entry_paths(std::string_view key_hex);
 
 struct ScannedEntry {
   Digest128 key;
@@ -77,6 +90,7 @@ struct ScanError {
 struct StoreScan {
   std::vector<ScannedEntry> committed;         // sidecar present
   std::vector<ScannedEntry> orphan_binaries;   // .bin without sidecar
+  std::vector<ScannedEntry> not_files;         // uncommitted, with a folder, FIFO... at an entry name
   std::vector<std::filesystem::path> unexpected;  // anything else inside the shard folders
   std::vector<ScanError> errors;               // folders or files that could not be read
 };

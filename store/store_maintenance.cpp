@@ -25,19 +25,31 @@ SizeInfo scan_totals(const store_detail::StoreLayout& layout) {
   return store_detail::totals_of(store_detail::scan_store(layout));
 }
 
-nlohmann::json read_sidecar(const std::filesystem::path& path) {
+nlohmann::json read_sidecar(const store_detail::StoreLayout& layout, const std::filesystem::path& path) {
   fileops::File file;
   std::string text;
-  if (fileops::File::open_read(path, &file) || file.read_all(&text, store_detail::kMaxSidecarBytes)) {
+  if (fileops::File::open_read(layout.dir(), path, &file, store_detail::kMaxSidecarBytes) ||
+      file.read_all(&text, store_detail::kMaxSidecarBytes)) {
     return nullptr;
   }
   auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   return parsed.is_discarded() ? nlohmann::json(nullptr) : parsed;
 }
 
-void touch_stamp(const std::filesystem::path& stamp) {
+// A quarantined file, or what was moved there in place of one (a FIFO, a symlink, a folder: an
+// empty folder goes, a full one is left for a person to look at).
+void remove_quarantined(const store_detail::StoreLayout& layout, const std::filesystem::path& path,
+                        const fileops::FileInfo& info) {
+  if (info.kind == fileops::FileKind::directory) {
+    (void)layout.dir().remove_empty_dir(path);
+  } else {
+    (void)layout.dir().remove_file(path);
+  }
+}
+
+void touch_stamp(const store_detail::StoreLayout& layout) {
   fileops::File file;
-  if (!fileops::File::open_or_create(stamp, &file)) (void)file.touch_now();
+  if (!fileops::File::open_or_create(layout.dir(), layout.maintenance_stamp(), &file)) (void)file.touch_now();
 }
 
 }  // namespace
@@ -119,7 +131,7 @@ std::vector<EntryInfo> DiskStore::Impl::list() {
     info.key = found.key;
     info.bytes = found.footprint.bytes;
     info.last_access_ns = found.footprint.sidecar.mtime_ns;
-    info.sidecar = read_sidecar(found.paths.sidecar);
+    info.sidecar = read_sidecar(layout, found.paths.sidecar);
     entries.push_back(std::move(info));
   }
   std::sort(entries.begin(), entries.end(),
@@ -135,7 +147,7 @@ std::uint64_t DiskStore::Impl::eviction_target() const {
 
 bool DiskStore::Impl::maintenance_due() const {
   fileops::FileInfo stamp;
-  if (fileops::stat_nofollow(layout.maintenance_stamp(), &stamp)) return false;
+  if (layout.dir().stat(layout.maintenance_stamp(), &stamp)) return false;
   if (stamp.kind == fileops::FileKind::missing) return true;
   return fileops::now_ns() - stamp.mtime_ns >= store_detail::kMaintenanceIntervalNs;
 }
@@ -150,7 +162,7 @@ std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
   for (int pass = 0; pass < kMaxEvictionPasses && (over || maintenance_due()); ++pass) {
     {
       fileops::FileLock evicting;
-      if (fileops::FileLock::acquire(layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) break;
+      if (fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) break;
       over = over_size(size().bytes);  // the holder we just followed may have done it all
       if (!over && !maintenance_due()) break;
       const std::uint64_t target = over ? eviction_target() : std::numeric_limits<std::uint64_t>::max();
@@ -165,7 +177,7 @@ std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
 EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
   if (limits.read_only) return {};
   fileops::FileLock evicting;
-  if (fileops::FileLock::acquire(layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return {};
+  if (fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return {};
   return evict_holding_lock(target_bytes, older_than_s, nullptr);
 }
 
@@ -175,7 +187,7 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
   EvictionReport report;
   StoreScan scan = store_detail::scan_store(layout);
   sweep_garbage(scan, problems);
-  touch_stamp(layout.maintenance_stamp());
+  touch_stamp(layout);
 
   // Least recently used first: the sidecar mtime is refreshed by every hit.
   auto& candidates = scan.committed;
@@ -228,14 +240,14 @@ void DiskStore::Impl::sweep_garbage(const StoreScan& scan, std::vector<VerifyPro
 
   // Temp files of writers that died: a live writer renames its temp files within moments.
   std::vector<fileops::DirEntry> names;
-  if (!fileops::list_dir(layout.tmp_dir(), &names)) {
+  if (!layout.dir().list(layout.tmp_dir(), &names)) {
     for (const auto& name : names) {
       const auto path = layout.tmp_dir() / name.name;
       fileops::FileInfo info;
-      if (fileops::stat_nofollow(path, &info) || info.kind != fileops::FileKind::regular) continue;
+      if (layout.dir().stat(path, &info) || info.kind != fileops::FileKind::regular) continue;
       if (now - info.mtime_ns < store_detail::kStaleAfterNs) continue;
-      if (may_remove) (void)fileops::remove_file(path);
-      note(path, "stale temp file");
+      if (may_remove) (void)layout.dir().remove_file(path);
+      note(layout.shown(path), "stale temp file");
     }
   }
 
@@ -252,39 +264,40 @@ void DiskStore::Impl::sweep_garbage(const StoreScan& scan, std::vector<VerifyPro
     if (may_remove && !begin_ledger(store_detail::kLongLockWait, &ledger)) {
       for (const ScannedEntry* orphan : old_orphans) {
         EntryFootprint now_there;
-        if (store_detail::measure_entry(orphan->paths, &now_there) || now_there.committed) continue;
-        (void)fileops::remove_file(orphan->paths.binary);
-        note(orphan->paths.binary, "orphan binary without sidecar");
+        if (store_detail::measure_entry(layout, orphan->paths, &now_there) || now_there.committed) continue;
+        (void)layout.dir().remove_file(orphan->paths.binary);
+        note(layout.shown(orphan->paths.binary), "orphan binary without sidecar");
       }
     } else if (!may_remove) {
       for (const ScannedEntry* orphan : old_orphans) {
-        note(orphan->paths.binary, "orphan binary without sidecar");
+        note(layout.shown(orphan->paths.binary), "orphan binary without sidecar");
       }
     }
   }
 
   // Build locks whose holder died (a live holder removes its lock file when it releases it).
   // Removed only while locked here, so no live builder is ever cut off.
-  if (may_remove && !fileops::list_dir(layout.locks_dir(), &names)) {
+  if (may_remove && !layout.dir().list(layout.locks_dir(), &names)) {
     for (const auto& name : names) {
       const auto path = layout.locks_dir() / name.name;
       fileops::FileInfo info;
-      if (fileops::stat_nofollow(path, &info) || info.kind != fileops::FileKind::regular) continue;
+      if (layout.dir().stat(path, &info) || info.kind != fileops::FileKind::regular) continue;
       if (now - info.mtime_ns < store_detail::kStaleAfterNs) continue;
       fileops::FileLock abandoned;
-      if (store_detail::lock_current_file(path, std::chrono::milliseconds(0), &abandoned)) continue;
-      (void)fileops::remove_file(path);
-      note(path, "abandoned build lock");
+      if (store_detail::lock_current_file(layout.dir(), path, std::chrono::milliseconds(0), &abandoned)) continue;
+      (void)layout.dir().remove_file(path);
+      note(layout.shown(path), "abandoned build lock");
     }
   }
 
   // Quarantined entries are evidence for a while, not forever.
-  if (may_remove && !fileops::list_dir(layout.quarantine_dir(), &names)) {
+  if (may_remove && !layout.dir().list(layout.quarantine_dir(), &names)) {
     for (const auto& name : names) {
       const auto path = layout.quarantine_dir() / name.name;
       fileops::FileInfo info;
-      if (fileops::stat_nofollow(path, &info) || info.kind != fileops::FileKind::regular) continue;
-      if (now - info.mtime_ns >= store_detail::kQuarantineKeepNs) (void)fileops::remove_file(path);
+      if (layout.dir().stat(path, &info) || info.kind == fileops::FileKind::missing) continue;
+      if (now - info.mtime_ns < store_detail::kQuarantineKeepNs) continue;
+      remove_quarantined(layout, path, info);
     }
   }
 }
@@ -300,10 +313,15 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
   }
 
   std::vector<std::pair<const ScannedEntry*, std::string>> bad;
+  for (const auto& entry : scan.not_files) {
+    const bool sidecar_odd = !store_detail::is_file_or_missing(entry.footprint.sidecar);
+    bad.emplace_back(&entry, std::string(sidecar_odd ? "sidecar" : "binary") +
+                                 " is not a regular file (a folder, FIFO or link in its place)");
+  }
   for (const auto& entry : scan.committed) {
-    const EntryCheck check = store_detail::check_entry(entry.paths);
+    const EntryCheck check = store_detail::check_entry(layout, entry.paths);
     if (check.state == EntryCheck::State::io_error) {
-      problems.push_back({entry.paths.sidecar.string(), check.reason});
+      problems.push_back({layout.shown(entry.paths.sidecar).string(), check.reason});
     } else if (check.state == EntryCheck::State::bad) {
       bad.emplace_back(&entry, check.reason);
     }
@@ -314,20 +332,29 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
   }
   for (const auto& [entry, reason] : bad) {
     if (!ledger) {
-      problems.push_back({entry->paths.sidecar.string(), reason});
+      problems.push_back({layout.shown(entry->paths.sidecar).string(), reason});
       continue;
     }
     // Looked at again under the lock: a writer may have replaced it since the first look.
-    const EntryCheck check = store_detail::check_entry(entry->paths);
-    if (check.state != EntryCheck::State::bad) continue;
-    quarantine_locked(*ledger, entry->key, check.reason, /*damaged=*/true);
-    problems.push_back({entry->paths.sidecar.string(), check.reason + " (quarantined)"});
+    std::string why = reason;
+    if (entry->footprint.committed) {
+      const EntryCheck check = store_detail::check_entry(layout, entry->paths);
+      if (check.state != EntryCheck::State::bad) continue;
+      why = check.reason;
+    }
+    quarantine_locked(*ledger, entry->key, why, /*damaged=*/true);
+    EntryFootprint left;
+    const bool moved = !store_detail::measure_entry(layout, entry->paths, &left) &&
+                       left.sidecar.kind == fileops::FileKind::missing &&
+                       left.binary.kind == fileops::FileKind::missing;
+    problems.push_back({layout.shown(entry->paths.sidecar).string(),
+                        why + (moved ? " (quarantined)" : " (could not be moved: remove it by hand)")});
   }
   ledger.reset();
 
   if (!limits.read_only) {
     fileops::FileLock evicting;  // the sweep is the evictor's job: do not race one
-    if (!fileops::FileLock::acquire(layout.evict_lock(), store_detail::kLongLockWait, &evicting)) {
+    if (!fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), store_detail::kLongLockWait, &evicting)) {
       sweep_garbage(scan, &problems);
     }
   } else {
@@ -340,7 +367,7 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
     const SizeInfo actual = scan_totals(layout);
     if (recorded.bytes != actual.bytes || recorded.entries != actual.entries) {
       problems.push_back(
-          {layout.size_record().string(),
+          {layout.shown(layout.size_record()).string(),
            "size record says " + std::to_string(recorded.bytes) + " bytes in " +
                std::to_string(recorded.entries) + " entries, files hold " +
                std::to_string(actual.bytes) + " bytes in " + std::to_string(actual.entries) +
@@ -355,7 +382,7 @@ EvictionReport DiskStore::Impl::clear() {
   EvictionReport report;
   if (limits.read_only) return report;
   fileops::FileLock evicting;
-  (void)fileops::FileLock::acquire(layout.evict_lock(), store_detail::kLongLockWait, &evicting);
+  (void)fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), store_detail::kLongLockWait, &evicting);
   std::optional<SizeLedger> ledger;
   if (begin_ledger(store_detail::kLongLockWait, &ledger)) return report;
 
@@ -370,21 +397,25 @@ EvictionReport DiskStore::Impl::clear() {
   for (const auto& orphan : scan.orphan_binaries) (void)remove_locked(*ledger, orphan.paths);
 
   std::vector<fileops::DirEntry> names;
-  if (!fileops::list_dir(layout.quarantine_dir(), &names)) {
-    for (const auto& name : names) (void)fileops::remove_file(layout.quarantine_dir() / name.name);
+  if (!layout.dir().list(layout.quarantine_dir(), &names)) {
+    for (const auto& name : names) {
+      const auto path = layout.quarantine_dir() / name.name;
+      fileops::FileInfo info;
+      if (!layout.dir().stat(path, &info)) remove_quarantined(layout, path, info);
+    }
   }
   // Empty shard folders go too; saves create them under the size lock, which we hold.
   std::vector<fileops::DirEntry> outer;
-  if (!fileops::list_dir(layout.root(), &outer)) {
+  if (!layout.dir().list("", &outer)) {
     for (const auto& first : outer) {
       if (!store_detail::is_shard_name(first.name)) continue;
-      const auto outer_dir = layout.root() / first.name;
+      const std::filesystem::path outer_dir = first.name;
       std::vector<fileops::DirEntry> inner;
-      if (fileops::list_dir(outer_dir, &inner)) continue;
+      if (layout.dir().list(outer_dir, &inner)) continue;
       for (const auto& second : inner) {
-        if (store_detail::is_shard_name(second.name)) (void)fileops::remove_empty_dir(outer_dir / second.name);
+        if (store_detail::is_shard_name(second.name)) (void)layout.dir().remove_empty_dir(outer_dir / second.name);
       }
-      (void)fileops::remove_empty_dir(outer_dir);
+      (void)layout.dir().remove_empty_dir(outer_dir);
     }
   }
   (void)ledger->finish();
