@@ -29,6 +29,17 @@ bool is_directory(const StoreLayout& layout, const std::filesystem::path& path, 
   return !layout.dir().stat(path, &info) && info.kind == fileops::FileKind::directory;
 }
 
+// A shard folder another user owns or may write: its entries are refused on load; the scan
+// still counts them (they occupy the store) and says why they are not served.
+void note_untrusted(const StoreLayout& layout, const std::filesystem::path& dir, StoreScan* scan) {
+  fileops::FileInfo info;
+  if (layout.dir().stat(dir, &info)) return;
+  if (auto error = fileops::check_trusted(info)) {
+    scan->untrusted.push_back({layout.shown(dir), "shard folder is " + error.message() +
+                                                      ": its entries are not served (remove it)"});
+  }
+}
+
 void scan_inner_dir(const StoreLayout& layout, const std::filesystem::path& dir, const std::string& prefix,
                     StoreScan* scan) {
   std::vector<fileops::DirEntry> names;
@@ -59,11 +70,12 @@ void scan_inner_dir(const StoreLayout& layout, const std::filesystem::path& dir,
     }
     if (entry.footprint.committed) {
       scan->committed.push_back(std::move(entry));
-    } else if (entry.footprint.binary.kind == fileops::FileKind::regular) {
+    } else if (entry.footprint.sidecar.kind == fileops::FileKind::missing &&
+               entry.footprint.binary.kind == fileops::FileKind::regular) {
       scan->orphan_binaries.push_back(std::move(entry));
     } else if (entry.footprint.sidecar.kind != fileops::FileKind::missing ||
                entry.footprint.binary.kind != fileops::FileKind::missing) {
-      scan->not_files.push_back(std::move(entry));
+      scan->not_files.push_back(std::move(entry));  // a folder, FIFO or link at a file's name
     }
   }
 }
@@ -122,6 +134,7 @@ StoreScan scan_store(const StoreLayout& layout) {
   for (const auto& first : outer) {
     const std::filesystem::path outer_dir = first.name;
     if (!is_shard_name(first.name) || !is_directory(layout, outer_dir, first)) continue;
+    note_untrusted(layout, outer_dir, &scan);
     std::vector<fileops::DirEntry> inner;
     if (auto error = layout.dir().list(outer_dir, &inner)) {
       scan.errors.push_back({layout.shown(outer_dir), error.message()});
@@ -133,6 +146,7 @@ StoreScan scan_store(const StoreLayout& layout) {
         scan.unexpected.push_back(layout.shown(inner_dir));
         continue;
       }
+      note_untrusted(layout, inner_dir, &scan);
       scan_inner_dir(layout, inner_dir, first.name + second.name, &scan);
     }
   }

@@ -93,6 +93,7 @@ struct StoreScan {
   std::vector<ScannedEntry> not_files;         // uncommitted, with a folder, FIFO... at an entry name
   std::vector<std::filesystem::path> unexpected;  // anything else inside the shard folders
   std::vector<ScanError> errors;               // folders or files that could not be read
+  std::vector<ScanError> untrusted;            // shard folders failing the trust rule
 };
 StoreScan scan_store(const StoreLayout& layout);
 

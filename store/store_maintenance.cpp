@@ -308,6 +308,7 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
   for (const auto& error : scan.errors) {
     problems.push_back({error.path.string(), "cannot read: " + error.message});
   }
+  for (const auto& folder : scan.untrusted) problems.push_back({folder.path.string(), folder.message});
   for (const auto& path : scan.unexpected) {
     problems.push_back({path.string(), "unexpected file in the entry folders"});
   }
