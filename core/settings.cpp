@@ -18,9 +18,10 @@ constexpr const char* kDefaultEnvPatterns =
     "IGC_*,NEOReadDebugKeys,CUDA_FORCE_PTX_JIT,CUDA_DISABLE_PTX_JIT";
 
 const std::vector<SettingDefinition> kDefinitions = {
-    {"dir", "JITCACHE_DIR", "", "cache root; empty means $XDG_CACHE_HOME/jitcache or ~/.cache/jitcache"},
+    {"dir", "JITCACHE_DIR", "",
+     "cache root; empty means $XDG_CACHE_HOME/jitcache, ~/.cache/jitcache, or /tmp/jitcache-<uid>"},
     {"disable", "JITCACHE_DISABLE", "0", "1 turns the cache off: every call goes straight to the driver"},
-    {"max_size", "JITCACHE_MAX_SIZE", "1G", "evict least recently used entries above this size"},
+    {"max_size", "JITCACHE_MAX_SIZE", "1G", "evict least recently used entries above this size (0 = unlimited)"},
     {"max_age", "JITCACHE_MAX_AGE", "0", "evict entries not used for this long (0 = never); e.g. 30d"},
     {"min_entry_size", "JITCACHE_MIN_ENTRY_SIZE", "0", "do not store binaries smaller than this"},
     {"max_entry_size", "JITCACHE_MAX_ENTRY_SIZE", "256M", "do not store binaries larger than this"},
