@@ -320,15 +320,18 @@ std::error_code require_regular_and_size(File* file, std::uint64_t max_bytes) {
 
 std::error_code File::open_read(const Dir& dir, const std::filesystem::path& relative, File* file,
                                 std::uint64_t max_bytes) {
+  if (!dir.is_open()) return std::make_error_code(std::errc::no_such_file_or_directory);
   if (auto error = open_read(dir.path() / relative, file)) return error;
   return require_regular_and_size(file, max_bytes);
 }
 
 std::error_code File::create_exclusive(const Dir& dir, const std::filesystem::path& relative, File* file) {
+  if (!dir.is_open()) return std::make_error_code(std::errc::no_such_file_or_directory);
   return create_exclusive(dir.path() / relative, file);
 }
 
 std::error_code File::open_or_create(const Dir& dir, const std::filesystem::path& relative, File* file) {
+  if (!dir.is_open()) return std::make_error_code(std::errc::no_such_file_or_directory);
   if (auto error = open_or_create(dir.path() / relative, file)) return error;
   return require_regular_and_size(file, UINT64_MAX);
 }
@@ -374,6 +377,7 @@ std::error_code Dir::open(const std::filesystem::path& path, Dir* dir) {
 }
 
 std::error_code Dir::open_dir(const std::filesystem::path& relative, Dir* dir) const {
+  if (handle_ == -1) return std::make_error_code(std::errc::no_such_file_or_directory);
   return open(path_ / relative, dir);
 }
 
@@ -384,23 +388,40 @@ std::error_code Dir::info(FileInfo* info) const {
   return {};
 }
 
+// A Dir that was never opened (a read-only store whose root does not exist) holds no path: every
+// relative operation must miss, never fall back to the current folder.
+namespace {
+std::error_code closed_dir() { return std::make_error_code(std::errc::no_such_file_or_directory); }
+}  // namespace
+
 std::error_code Dir::stat(const std::filesystem::path& relative, FileInfo* info) const {
+  *info = FileInfo{};
+  if (handle_ == -1) return {};
   return stat_nofollow(path_ / relative, info);
 }
-std::error_code Dir::make_dir(const std::filesystem::path& relative) const { return make_private_dir(path_ / relative); }
+std::error_code Dir::make_dir(const std::filesystem::path& relative) const {
+  if (handle_ == -1) return closed_dir();
+  return make_private_dir(path_ / relative);
+}
 std::error_code Dir::rename(const std::filesystem::path& from, const std::filesystem::path& to) const {
+  if (handle_ == -1) return closed_dir();
   return rename_replace(path_ / from, path_ / to);
 }
 std::error_code Dir::remove_file(const std::filesystem::path& relative) const {
+  if (handle_ == -1) return {};
   return fileops::remove_file(path_ / relative);
 }
 std::error_code Dir::remove_empty_dir(const std::filesystem::path& relative) const {
+  if (handle_ == -1) return closed_dir();
   return fileops::remove_empty_dir(path_ / relative);
 }
 std::error_code Dir::list(const std::filesystem::path& relative, std::vector<DirEntry>* entries) const {
+  entries->clear();
+  if (handle_ == -1) return closed_dir();
   return list_dir(relative.empty() ? path_ : path_ / relative, entries);
 }
 std::error_code Dir::set_mtime(const std::filesystem::path& relative, std::int64_t mtime_ns) const {
+  if (handle_ == -1) return closed_dir();
   return fileops::set_mtime(path_ / relative, mtime_ns);
 }
 
