@@ -146,6 +146,29 @@ TEST_F(OpenClReliability, RootOwnedByAnotherUserIsRefusedWithOneWarning) {
   EXPECT_TRUE(fs::is_empty(cache));
 }
 
+// Issue 15.3: each program's entry (binary + sidecar) copied under the other's key. Served, the
+// app would get the other program's binary; the sidecar names its own key, so both are refused.
+TEST_F(OpenClReliability, EntriesSwappedBetweenKeysAreNotServed) {
+  const std::vector<std::string> app = {OPENCL_TWO_BUILDS};
+  RunResult plain = run_plain(app);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  expect_unaffected(run_cached(app, cache).result, plain);
+  const std::vector<fs::path> binaries = entry_binaries(cache);
+  ASSERT_EQ(binaries.size(), 2u);
+  auto sidecar_of = [](fs::path binary) { return binary.replace_extension(".json"); };
+  const std::string first_binary = read_text(binaries[0]), first_sidecar = read_text(sidecar_of(binaries[0]));
+  write_text(binaries[0], read_text(binaries[1]));
+  write_text(sidecar_of(binaries[0]), read_text(sidecar_of(binaries[1])));
+  write_text(binaries[1], first_binary);
+  write_text(sidecar_of(binaries[1]), first_sidecar);
+  Run warm = run_cached(app, cache);
+  expect_unaffected(warm.result, plain);
+  EXPECT_EQ(warm.verdicts["hit"], 0) << warm.result.err;
+  Run again = run_cached(app, cache);  // rebuilt and stored under the right keys
+  expect_unaffected(again.result, plain);
+  EXPECT_EQ(again.verdicts["hit"], 2) << again.result.err;
+}
+
 TEST_F(OpenClReliability, RootRemovedMidRunLeavesTheAppCorrect) {
   RunResult plain = run_plain({OPENCL_TWO_BUILDS, "--remove-between", (tmp / "unused").string()});
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
