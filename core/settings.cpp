@@ -93,7 +93,7 @@ std::map<std::string, std::string> read_config_file(const std::filesystem::path&
   if (!error) error = file.read_all(&text, kMaxConfigBytes);
   if (error == std::errc::no_such_file_or_directory) return values;
   if (error) {
-    problems->push_back("config file " + (root / "jitcache.conf").string() + " ignored: " +
+    problems->push_back("config file " + (root / "jitcache.conf").string() + " not read: " +
                         (error == std::errc::file_too_large ? "larger than 64 KiB" : error.message()));
     return values;
   }
