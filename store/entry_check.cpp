@@ -27,7 +27,7 @@ std::string damage_reason(const char* what, const std::error_code& error) {
   if (error == std::errc::file_too_large) return std::string(what) + " is implausibly large";
   if (error == std::errc::too_many_symbolic_link_levels) return std::string(what) + " is a symbolic link";
   if (fileops::is_trust_error(error)) {
-    return std::string(what) + " is " + error.message() + ": not served (remove it: jitcache verify --quarantine)";
+    return std::string(what) + " is " + error.message() + ": not served";
   }
   return std::string(what) + " is not a regular file";
 }
