@@ -12,7 +12,7 @@
 namespace jitcache {
 
 struct KeyLock::State {
-  const fileops::Dir* root = nullptr;  // the store's root; the store outlives its locks
+  std::shared_ptr<const fileops::Dir> root;  // the store's root, kept open while the lock lives
   std::filesystem::path path;
   std::filesystem::path wanted_path;  // the waiters' marker, served once this lock is released
   fileops::FileLock lock;
@@ -79,7 +79,7 @@ std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseco
     const auto& layout = impl_->layout;
     if (auto error = layout.dir().make_dir(layout.locks_dir())) return error;
     auto state = std::make_unique<KeyLock::State>();
-    state->root = &layout.dir();
+    state->root = layout.shared_dir();
     state->path = layout.key_lock(key);
     state->wanted_path = layout.key_wanted(key);
     auto error = store_detail::lock_current_file(layout.dir(), state->path, std::chrono::milliseconds(0), &state->lock);

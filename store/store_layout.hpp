@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -29,10 +30,13 @@ struct EntryPaths {
 
 class StoreLayout {
  public:
-  StoreLayout(std::filesystem::path root, fileops::Dir dir) : root_(std::move(root)), dir_(std::move(dir)) {}
+  StoreLayout(std::filesystem::path root, fileops::Dir dir)
+      : root_(std::move(root)), dir_(std::make_shared<const fileops::Dir>(std::move(dir))) {}
 
   const std::filesystem::path& root() const { return root_; }
-  const fileops::Dir& dir() const { return dir_; }
+  const fileops::Dir& dir() const { return *dir_; }
+  // For what may outlive the store (a KeyLock released after the store is gone).
+  const std::shared_ptr<const fileops::Dir>& shared_dir() const { return dir_; }
   std::filesystem::path shown(const std::filesystem::path& relative) const { return root_ / relative; }
   std::filesystem::path tmp_dir() const { return "tmp"; }
   std::filesystem::path quarantine_dir() const { return "quarantine"; }
@@ -56,7 +60,7 @@ class StoreLayout {
 
  private:
   std::filesystem::path root_;
-  fileops::Dir dir_;
+  std::shared_ptr<const fileops::Dir> dir_;
 };
 
 // Names of the two folder levels: two lowercase hex digits each.
