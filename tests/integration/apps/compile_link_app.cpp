@@ -67,6 +67,9 @@ void describe_object(const char* name, cl_program program, cl_device_id device) 
   std::printf("%s binary type: %s\n", name,
               build_info_value<cl_program_binary_type>(program, device, CL_PROGRAM_BINARY_TYPE).c_str());
   std::printf("%s binary: %s\n", name, binary_text(program).c_str());
+  char too_small[1];  // the options do not fit: the driver's error code
+  std::printf("%s options in 1 byte: %d\n", name,
+              clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, 1, too_small, nullptr));
 }
 
 int fail(const char* what, cl_int status) {
