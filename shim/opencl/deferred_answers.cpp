@@ -26,11 +26,6 @@ cl_int answer_text(const std::string& text, size_t param_value_size, void* param
   return answer(text.c_str(), text.size() + 1, param_value_size, param_value, param_value_size_ret);
 }
 
-std::shared_ptr<DeferredCompile> deferred_of(cl_program program) {
-  std::optional<TrackedProgram> tracked = registry().find(program);
-  return tracked ? tracked->deferred : nullptr;
-}
-
 std::optional<size_t> device_index(const DeferredCompile& deferred, cl_device_id device) {
   for (size_t d = 0; d < deferred.compiled_for.size(); ++d) {
     if (deferred.compiled_for[d] == device) return d;
@@ -56,7 +51,7 @@ std::vector<const std::string*> binaries_by_program_device(cl_program program, c
 bool answer_deferred_build_info(cl_program program, cl_device_id device, cl_program_build_info param_name,
                                 size_t param_value_size, void* param_value, size_t* param_value_size_ret,
                                 cl_int& status) {
-  std::shared_ptr<DeferredCompile> deferred = deferred_of(program);
+  std::shared_ptr<DeferredCompile> deferred = registry().deferred_of(program);
   if (!deferred) return false;
   std::optional<size_t> d = device_index(*deferred, device);
   if (!d) return false;
@@ -86,7 +81,7 @@ bool answer_deferred_build_info(cl_program program, cl_device_id device, cl_prog
 bool answer_deferred_program_info(cl_program program, cl_program_info param_name, size_t param_value_size,
                                   void* param_value, size_t* param_value_size_ret, cl_int& status) {
   if (param_name != CL_PROGRAM_BINARY_SIZES && param_name != CL_PROGRAM_BINARIES) return false;
-  std::shared_ptr<DeferredCompile> deferred = deferred_of(program);
+  std::shared_ptr<DeferredCompile> deferred = registry().deferred_of(program);
   if (!deferred) return false;
   std::vector<const std::string*> binaries = binaries_by_program_device(program, *deferred);
   if (binaries.empty()) return false;

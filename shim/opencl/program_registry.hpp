@@ -55,6 +55,8 @@ class ProgramRegistry {
   // compile still to run (nullptr: none). Returns the previous deferred compile to drop.
   std::shared_ptr<DeferredCompile> set_compiled(cl_program program, std::string digest,
                                                 std::shared_ptr<DeferredCompile> deferred);
+  // The program's deferred compile, left in place (nullptr: none).
+  std::shared_ptr<DeferredCompile> deferred_of(cl_program program) const;
   // Removes and returns the program's deferred compile (nullptr: none).
   std::shared_ptr<DeferredCompile> take_deferred(cl_program program);
 
