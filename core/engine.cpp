@@ -19,8 +19,6 @@
 namespace jitcache {
 namespace {
 
-constexpr std::size_t kBuildLogExcerpt = 4096;
-
 Engine* g_engine = nullptr;
 
 std::string executable_path() { return platform::executable_path(); }
@@ -328,6 +326,14 @@ void Engine::rejected(Lookup& lookup, const std::string& reason) {
   lookup.binary.clear();
   lookup.memory = {};
   log_info(lookup.reason + " (" + lookup.key.key.hex() + ")");
+}
+
+std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar) {
+  auto it = sidecar.find("build_log");
+  if (it == sidecar.end() || !it->is_string()) return std::nullopt;
+  const std::string& log = it->get_ref<const std::string&>();
+  if (log.size() >= kBuildLogExcerpt) return std::nullopt;  // may have been cut
+  return log;
 }
 
 void Engine::built(Lookup& lookup, BuildResult result) {

@@ -49,6 +49,11 @@ struct BuildResult {
   std::uint64_t build_us = 0;
 };
 
+// Sidecars keep the build log up to this many bytes.
+constexpr std::size_t kBuildLogExcerpt = 4096;
+// The build log a hit's sidecar recorded, when it is whole (not cut to the excerpt); else none.
+std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar);
+
 // ProgramInputs completed by Engine::prepare, shared by the lookups of every device.
 struct PreparedProgram {
   std::shared_ptr<const ProgramInputs> inputs;

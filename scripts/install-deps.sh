@@ -9,6 +9,7 @@ packages=(
   python3-pyopencl
   libssl-dev redis-server
   gnuplot-nox  # bench/ plots
+  hashcat python3-opencv  # bench/clients.sh
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
   clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets
 )

@@ -3,8 +3,9 @@
 // A compiled object is keyed like a source build (kind "compiled"), with the contents of the
 // input_headers programs as headers. The linked program is keyed over its inputs' digests, the
 // link options and each device. When the cache holds a compiled object, clCompileProgram is
-// deferred: nothing runs until a link misses or the app asks the driver about the object. So a
-// linked program served from the cache compiles nothing. See docs/opencl-coverage.md.
+// deferred: nothing runs until a link misses or the app asks what the cache did not record about
+// the object (deferred_answers.cpp). So a linked program served from the cache compiles nothing.
+// See docs/opencl-coverage.md.
 #include <memory>
 #include <string>
 #include <vector>
@@ -141,6 +142,11 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
       next().clRetainProgram(input_headers[i]);
       deferred->headers.push_back(input_headers[i]);
       deferred->header_names.push_back(header_include_names[i]);
+    }
+    deferred->compiled_for = devices;  // queries on the object are answered from these records
+    for (Lookup& lookup : lookups) {
+      deferred->binaries.push_back(lookup.binary);  // a copy: loaded() still needs it
+      deferred->logs.push_back(recorded_build_log(lookup.sidecar));
     }
     release_deferred_compile(registry().set_compiled(program, digest, deferred));
     for (Lookup& lookup : lookups) {

@@ -97,6 +97,12 @@ std::shared_ptr<DeferredCompile> ProgramRegistry::set_compiled(cl_program progra
   return deferred;
 }
 
+std::shared_ptr<DeferredCompile> ProgramRegistry::deferred_of(cl_program program) const {
+  std::lock_guard lock(state().mutex);
+  auto it = state().programs.find(program);
+  return it == state().programs.end() ? nullptr : it->second.deferred;
+}
+
 std::shared_ptr<DeferredCompile> ProgramRegistry::take_deferred(cl_program program) {
   std::lock_guard lock(state().mutex);
   auto it = state().programs.find(program);

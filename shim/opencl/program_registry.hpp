@@ -21,6 +21,11 @@ struct DeferredCompile {
   std::string options;
   std::vector<cl_program> headers;    // input_headers, retained until the compile runs or is dropped
   std::vector<std::string> header_names;
+  // What the cache recorded about the object, per device the compile targets (same order), so
+  // that queries on it need no compile (deferred_answers.cpp). Empty binary / no log: unknown.
+  std::vector<cl_device_id> compiled_for;
+  std::vector<std::string> binaries;
+  std::vector<std::optional<std::string>> logs;
 };
 
 struct TrackedProgram {
@@ -50,6 +55,8 @@ class ProgramRegistry {
   // compile still to run (nullptr: none). Returns the previous deferred compile to drop.
   std::shared_ptr<DeferredCompile> set_compiled(cl_program program, std::string digest,
                                                 std::shared_ptr<DeferredCompile> deferred);
+  // The program's deferred compile, left in place (nullptr: none).
+  std::shared_ptr<DeferredCompile> deferred_of(cl_program program) const;
   // Removes and returns the program's deferred compile (nullptr: none).
   std::shared_ptr<DeferredCompile> take_deferred(cl_program program);
 

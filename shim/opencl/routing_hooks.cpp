@@ -70,6 +70,10 @@ cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_ker
 
 cl_int get_program_info(cl_program program, cl_program_info param_name, size_t param_value_size, void* param_value,
                         size_t* param_value_size_ret) {
+  cl_int answered = CL_SUCCESS;
+  if (answer_deferred_program_info(program, param_name, param_value_size, param_value, param_value_size_ret, answered)) {
+    return answered;
+  }
   if (answered_by_built_program(param_name)) run_deferred_compile(program);
   cl_program shadow = answered_by_built_program(param_name) ? registry().shadow_of(program) : nullptr;
   return next().clGetProgramInfo(shadow ? shadow : program, param_name, param_value_size, param_value,
@@ -78,6 +82,11 @@ cl_int get_program_info(cl_program program, cl_program_info param_name, size_t p
 
 cl_int get_program_build_info(cl_program program, cl_device_id device, cl_program_build_info param_name,
                               size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+  cl_int answered = CL_SUCCESS;
+  if (answer_deferred_build_info(program, device, param_name, param_value_size, param_value, param_value_size_ret,
+                                 answered)) {
+    return answered;
+  }
   run_deferred_compile(program);
   cl_program shadow = registry().shadow_of(program);
   return next().clGetProgramBuildInfo(shadow ? shadow : program, device, param_name, param_value_size, param_value,

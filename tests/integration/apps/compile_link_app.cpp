@@ -1,5 +1,7 @@
 // Builds a kernel the separate-compilation way: clCompileProgram of two sources (one including a
 // header handed over through input_headers), then clLinkProgram, then runs it.
+// After each compile it prints what an app may ask about the compiled object (hashcat asks for the
+// build log's size), so a test can compare the answers with and without jitcache.
 // Usage: compile_link_app <params.h file> <SCALE the header defines>
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -25,6 +27,50 @@ __kernel void combine(__global int* out) {
 const char* kHelperSource = R"CL(
 int offset_of(int i) { return (i % 7) * 100; }
 )CL";
+
+std::string build_info_text(cl_program program, cl_device_id device, cl_program_build_info param) {
+  size_t size = 0;
+  cl_int status = clGetProgramBuildInfo(program, device, param, 0, nullptr, &size);
+  if (status != CL_SUCCESS) return "error " + std::to_string(status);
+  std::string text(size, '\0');
+  status = clGetProgramBuildInfo(program, device, param, size, text.data(), nullptr);
+  if (status != CL_SUCCESS) return "error " + std::to_string(status);
+  return "size " + std::to_string(size) + " \"" + std::string(text.c_str()) + "\"";
+}
+
+template <typename T>
+std::string build_info_value(cl_program program, cl_device_id device, cl_program_build_info param) {
+  T value{};
+  size_t size = 0;
+  cl_int status = clGetProgramBuildInfo(program, device, param, sizeof value, &value, &size);
+  if (status != CL_SUCCESS) return "error " + std::to_string(status);
+  return std::to_string(value) + " (size " + std::to_string(size) + ")";
+}
+
+// The binary's size, and that it was returned (PoCL's bytes differ from compile to compile).
+std::string binary_text(cl_program program) {
+  size_t size = 0;
+  cl_int status = clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr);
+  if (status != CL_SUCCESS) return "error " + std::to_string(status);
+  std::vector<unsigned char> binary(size + 1, 0xA5);
+  unsigned char* pointer = binary.data();
+  status = clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr);
+  if (status != CL_SUCCESS) return "error " + std::to_string(status);
+  bool filled = size > 0 && binary[size] == 0xA5 && !(binary[0] == 0xA5 && binary[size - 1] == 0xA5);
+  return "size " + std::to_string(size) + (filled ? " returned" : " not returned");
+}
+
+void describe_object(const char* name, cl_program program, cl_device_id device) {
+  std::printf("%s log: %s\n", name, build_info_text(program, device, CL_PROGRAM_BUILD_LOG).c_str());
+  std::printf("%s status: %s\n", name, build_info_value<cl_build_status>(program, device, CL_PROGRAM_BUILD_STATUS).c_str());
+  std::printf("%s options: %s\n", name, build_info_text(program, device, CL_PROGRAM_BUILD_OPTIONS).c_str());
+  std::printf("%s binary type: %s\n", name,
+              build_info_value<cl_program_binary_type>(program, device, CL_PROGRAM_BINARY_TYPE).c_str());
+  std::printf("%s binary: %s\n", name, binary_text(program).c_str());
+  char too_small[1];  // the options do not fit: the driver's error code
+  std::printf("%s options in 1 byte: %d\n", name,
+              clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_OPTIONS, 1, too_small, nullptr));
+}
 
 int fail(const char* what, cl_int status) {
   std::fprintf(stderr, "compile_link_app: %s failed (%d)\n", what, status);
@@ -65,9 +111,11 @@ int main(int argc, char** argv) {
   status = clCompileProgram(main_program, 1, &device, "-cl-std=CL1.2", 1, &header_program, &include_name, nullptr,
                             nullptr);
   if (status != CL_SUCCESS) return fail("clCompileProgram main", status);
+  describe_object("main", main_program, device);
   clReleaseProgram(header_program);  // the compile has what it needs
   status = clCompileProgram(helper_program, 1, &device, "-cl-std=CL1.2", 0, nullptr, nullptr, nullptr, nullptr);
   if (status != CL_SUCCESS) return fail("clCompileProgram helper", status);
+  describe_object("helper", helper_program, device);
 
   cl_program inputs[] = {main_program, helper_program};
   cl_program linked = clLinkProgram(context, 1, &device, "", 2, inputs, nullptr, nullptr, &status);

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Part 6: real clients on PoCL, each against the caches it already has. Wall time per run of
+#   hashcat    hashcat -m 0 -a 0 -O (cracks one md5 from a 4-word list); own cache: its kernels dir
+#   opencv     bench/clients/opencv_umat.py (python3-opencv, UMat); own cache: OpenCV's program cache
+#   pyopencl   bench/clients/pyopencl_array.py; own cache: pyopencl's binary cache
+#   xgemm, xgemv   clblast_test_*; no cache of its own on disk (only in-process)
+# under these variants (cold = the first run on empty caches, it fills them; warm = BENCH_REPS runs):
+#   nocache          no cache at all (PoCL's off, the app's off or emptied before each run)
+#   app_*            the app's own cache only          pocl_*   PoCL's kernel cache only
+#   others_*         the app's and PoCL's caches, no jitcache
+#   jc_*             jitcache alone (via `jitcache run`)   all_*   jitcache with the app's and PoCL's
+# Targets (issue 19): jc_warm <= 1.10 x the best of app_warm / pocl_warm / others_warm, and
+# all_warm <= others_warm. Every run's result line must equal the no-cache run's.
+#   BENCH_CLIENTS="hashcat opencv pyopencl xgemm xgemv"  BENCH_REPS=3  BENCH_NOCACHE_REPS=$BENCH_REPS
+#   BENCH_SUMMARY_ONLY=1: no runs, only the table from an existing clients.csv
+# Writes docs/benchmarks/clients.csv and clients.md.
+source "$(dirname "$0")/common.sh"
+ensure_built jitcache_tool
+apps=${BENCH_CLIENTS:-hashcat opencv pyopencl xgemm xgemv}
+reps=${BENCH_REPS:-3}
+nocache_reps=${BENCH_NOCACHE_REPS:-$reps}
+csv=$results/clients.csv
+tool=$build/tools/jitcache
+python=/usr/bin/python3  # Debian's, with python3-opencv and python3-pyopencl
+work=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-clients.XXXXXX")
+chmod 700 "$work"
+trap 'rm -rf "$work"' EXIT
+if [ "${BENCH_SUMMARY_ONLY:-0}" = 1 ]; then
+  apps=$(awk -F, 'NR > 1 { print $1 }' "$csv" | awk '!seen[$0]++')
+else
+  echo "app,variant,rep,ms,correct" > "$csv"
+fi
+
+printf 'password\nhello\nletmein\nhashcat\n' > "$work/words.txt"
+echo 8743b52063cd84097a65d1633f5c74f5 > "$work/hash.txt"  # md5("hashcat")
+
+has_own_cache() { case $1 in hashcat | opencv | pyopencl) return 0 ;; *) return 1 ;; esac; }
+
+# The app's command line.
+command_of() {
+  case $1 in
+    hashcat) echo hashcat -m 0 -a 0 -O --backend-ignore-cuda --potfile-disable --quiet "$work/hash.txt" "$work/words.txt" ;;
+    opencv) echo "$python" "$repo/bench/clients/opencv_umat.py" ;;
+    pyopencl) echo "$python" "$repo/bench/clients/pyopencl_array.py" ;;
+    xgemm | xgemv) echo "/usr/bin/clblast_test_$1" ;;
+  esac
+}
+
+# The line that shows the run computed the right thing (compared with the no-cache run's).
+result_of() {
+  case $1 in
+    hashcat) grep -m1 '^8743b52063cd84097a65d1633f5c74f5:' "$2" ;;
+    opencv | pyopencl) grep -m1 'checksum' "$2" ;;
+    xgemm | xgemv) grep -Eq '[1-9][0-9]* test\(s\) failed' "$2" || grep -m1 -o '[0-9]* test(s) passed' "$2" ;;
+  esac
+}
+
+# run APP VARIANT REP HOME APP_CACHE(on|off) POCL_DIR(empty: off) JC_DIR(empty: off)
+run() {
+  local app=$1 variant=$2 rep=$3 home=$4 app_cache=$5 pocl_dir=$6 jc_dir=$7
+  local env_list=("HOME=$home" "XDG_CACHE_HOME=$home/.cache" "XDG_DATA_HOME=$home/.local/share"
+                  "OPENCV_OPENCL_DEVICE=${OPENCV_OPENCL_DEVICE:-:CPU:}")  # OpenCV picks GPUs only by default
+  if [ -n "$pocl_dir" ]; then
+    env_list+=(POCL_KERNEL_CACHE=1 "POCL_CACHE_DIR=$pocl_dir")
+  else  # an empty PoCL scratch dir per run (see Part 2: a leftover one holds generated code)
+    env_list+=(POCL_KERNEL_CACHE=0 "POCL_CACHE_DIR=$(mktemp -d -p "$work")")
+  fi
+  if [ "$app_cache" = off ]; then
+    env_list+=(OPENCV_OPENCL_CACHE_ENABLE=0 PYOPENCL_NO_CACHE=1)
+    rm -rf "$home/.cache/hashcat/kernels"  # hashcat has no switch to turn its cache off
+  fi
+  local prefix=()
+  [ -n "$jc_dir" ] && prefix=("$tool" run --dir "$jc_dir" --)
+  mkdir -p "$home"
+  local log=$work/run.log start ms
+  # shellcheck disable=SC2046  # the command is split on purpose (no spaces in its words)
+  start=$(date +%s%N)
+  (cd "$work" && env -u LD_PRELOAD -u OPENCL_LAYERS "${env_list[@]}" "${prefix[@]}" $(command_of "$app")) >"$log" 2>&1 || true
+  ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  local result correct=0
+  result=$(result_of "$app" "$log" || true)
+  [ "$variant" = nocache ] && [ "$rep" = 1 ] && echo "$result" > "$work/$app.expected"
+  [ -n "$result" ] && [ "$result" = "$(cat "$work/$app.expected")" ] && correct=1
+  echo "$app,$variant,$rep,$ms,$correct" >> "$csv"
+  echo "$app $variant rep $rep: $ms ms correct=$correct ($result)" >&2
+}
+
+for app in $apps; do
+  [ "${BENCH_SUMMARY_ONLY:-0}" = 1 ] && break
+  d=$work/$app
+  mkdir -p "$d/pocl-pocl" "$d/pocl-others" "$d/pocl-all"
+  jc_alone=$(fresh_cache_dir); jc_all=$(fresh_cache_dir)
+  for rep in $(seq 1 "$nocache_reps"); do run "$app" nocache "$rep" "$d/home-none" off "" ""; done
+  # name  home  app cache  PoCL dir  jitcache dir
+  variants=("pocl $d/home-none off $d/pocl-pocl -"
+            "others $d/home-others on $d/pocl-others -"
+            "jc $d/home-none off - $jc_alone"
+            "all $d/home-all on $d/pocl-all $jc_all")
+  has_own_cache "$app" && variants=("app $d/home-app on - -" "${variants[@]}")
+  for phase in cold warm; do
+    count=1; [ "$phase" = warm ] && count=$reps
+    for rep in $(seq 1 "$count"); do
+      for v in "${variants[@]}"; do
+        read -r name home app_cache pocl jc <<< "$v"
+        [ "$pocl" = - ] && pocl=""; [ "$jc" = - ] && jc=""
+        run "$app" "${name}_$phase" "$rep" "$home" "$app_cache" "$pocl" "$jc"
+      done
+    done
+  done
+  rm -rf "$jc_alone" "$jc_all" "$d"
+done
+
+ms_of() { awk -F, -v a="$1" -v v="$2" '$1 == a && $2 == v { print $4 }' "$csv" | median; }
+seconds() { [ -z "$1" ] || [ "$1" = nan ] && { echo "—"; return; }; awk -v ms="$1" 'BEGIN { printf "%.2f s", ms / 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+all_correct() { awk -F, -v a="$1" 'NR > 1 && $1 == a && $5 != 1 { bad = 1 } END { print bad ? "**no**" : "yes" }' "$csv"; }
+verdict() { awk -v v="$1" -v t="$2" 'BEGIN { print v <= t ? "met" : "**missed**" }'; }
+{
+  echo "| app | no cache | app's cache warm | PoCL cache warm | app + PoCL warm | jitcache cold | jitcache warm alone | jitcache + app + PoCL warm | jitcache alone / best other (≤ 1.10) | with the others / the others alone (≤ 1.00) | results equal |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+  for app in $apps; do
+    best=$(for v in app_warm pocl_warm others_warm; do ms_of "$app" "$v"; done | grep -v nan | sort -g | head -1)
+    alone=$(ratio "$(ms_of "$app" jc_warm)" "$best")
+    together=$(ratio "$(ms_of "$app" all_warm)" "$(ms_of "$app" others_warm)")
+    row="| $app"
+    for v in nocache app_warm pocl_warm others_warm jc_cold jc_warm all_warm; do row="$row | $(seconds "$(ms_of "$app" "$v")")"; done
+    echo "$row | $alone ($(verdict "$alone" 1.10)) | $together ($(verdict "$together" 1.00)) | $(all_correct "$app") |"
+  done
+} > "$results/clients.md"
+cat "$results/clients.md"
