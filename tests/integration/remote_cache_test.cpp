@@ -247,7 +247,7 @@ TEST_F(RemoteCache, TamperedRecordsAreRejectedWithHmacAndRebuilt) {
   std::string flipped = *server.get(names[0]);
   flipped[flipped.size() / 2] ^= 0x20;
   server.set(names[0], flipped);
-  Digest128 forged_key = *Digest128::from_hex(names[1].substr(names[1].find(':') + 1));
+  Digest128 forged_key = *Digest128::from_hex(names[1].substr(names[1].rfind(':') + 1));
   server.set(names[1], encode_record(forged_key, std::string(4096, 'x'), nlohmann::json::object(), "attacker-key"));
 
   MachineRun b = run_on("b", server.url(), signing);
