@@ -22,6 +22,7 @@ namespace {
 
 const WaitNotice kOtherBuilder{WaitKind::other_builder, "another thread or process building the same program",
                                "JITCACHE_WAIT_MS"};
+constexpr std::chrono::milliseconds kBackgroundStatsWait{100};
 const WaitNotice kExitFlush{WaitKind::exit_flush, "background stores and traces at exit",
                             "JITCACHE_FLUSH_TIMEOUT_MS"};
 
@@ -392,7 +393,9 @@ void Engine::built(Lookup& lookup, BuildResult result) {
     }
     if (saved.evicted_entries) count(counter::eviction, static_cast<std::int64_t>(saved.evicted_entries));
     end(*pending);
-    flush_stats(store_->root(), std::chrono::milliseconds(settings_.flush_timeout_ms));
+    // Briefly: a stuck stats.lock must not hold up the stores queued behind this one; the
+    // counts stay pending and the exit flush tries again.
+    flush_stats(store_->root(), std::min(std::chrono::milliseconds(settings_.flush_timeout_ms), kBackgroundStatsWait));
   });
 }
 
