@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
       add_run_command(app),    add_stats_command(app), add_ls_command(app),
       add_show_command(app),   add_verify_command(app), add_evict_command(app),
       add_clear_command(app),  add_config_command(app), add_explain_command(app),
+      add_doctor_command(app), add_generate_command(app),
   };
   // CLI11 parses from the last argument backwards, so it gets a reversed copy (as App::parse(argc, argv)).
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
