@@ -312,6 +312,8 @@ int run_doctor(bool json, const std::string& program) {
   check_opencl(&findings);
   check_level_zero(&findings);
   if (!program.empty()) check_program(program, &findings);
+#else
+  (void)program;  // the ELF and dlopen checks are Linux-only
 #endif
   check_injection(&findings);
   check_remote(settings, &findings);
