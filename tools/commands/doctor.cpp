@@ -212,6 +212,9 @@ void check_program(const fs::path& program, Findings* out) {
 #endif
 
 void check_injection(Findings* out) {
+#ifdef _WIN32
+  out->push_back({"library", "info", "jitcache run injects jitcache.dll through jitcache-run.exe", "docs/windows.md"});
+#else
   LibraryLookup library = find_shim_library(tool_directory());
   if (!library.found) {
     out->push_back({"library", "fail", "libjitcache.so not found: " + library.error,
@@ -220,7 +223,6 @@ void check_injection(Findings* out) {
   }
   out->push_back({"library", "ok", library.found->string(), ""});
   std::optional<fs::path> loader;
-#ifndef _WIN32
   // The loader an app would get, so that the layer check looks at the same file.
   if (void* handle = ::dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)) {
     Dl_info info{};
@@ -228,12 +230,12 @@ void check_injection(Findings* out) {
       loader = fs::path(info.dli_fname);
     }
   }
-#endif
   InjectionPlan plan = plan_injection(*library.found, nullptr, nullptr, loader);
   bool layers = false;
   for (const auto& [name, value] : plan.env) layers = layers || name == "OPENCL_LAYERS";
   out->push_back({"OpenCL layer", layers ? "ok" : "warn", plan.reason,
                   layers ? "" : "apps that dlopen libOpenCL are seen only through the layer: use ocl-icd >= 2.3"});
+#endif
 }
 
 void check_remote(const Settings& settings, Findings* out) {
