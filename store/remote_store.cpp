@@ -99,7 +99,6 @@ std::string RemoteStore::record_name(const Digest128& key) const { return namesp
 std::string RemoteStore::lease_name(const Digest128& key) const { return record_name(key) + ":lease"; }
 
 RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&, Deadline)>& work) {
-  const Clock::time_point started = Clock::now();
   State& state = *state_;
   std::unique_lock lock(state.mutex, std::defer_lock);
   if (!lock.try_lock_for(config_.connect_timeout + config_.command_timeout)) {
@@ -112,8 +111,11 @@ RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&,
   }
   if (Clock::now() < state.skip_until) return result(RemoteStatus::skipped, "backing off after: " + state.last_failure);
 
-  // One deadline for the whole call, counted from its start: waiting for the connection, name
-  // resolution, connect, AUTH/SELECT and the command itself all come out of it.
+  // One deadline for the call once it has the connection (the wait for it, above, has the same
+  // bound): name resolution, connect, AUTH/SELECT and the command with its whole reply all come
+  // out of it. Counting the lock wait in too would turn a busy connection into a timeout and a
+  // back-off of the whole process.
+  const Clock::time_point started = Clock::now();
   const Deadline deadline = started + config_.connect_timeout + config_.command_timeout;
   RemoteResult outcome;
   if (!state.connection) {
