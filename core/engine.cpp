@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
+#include "core/long_wait.hpp"
 #include "core/platform.hpp"
 #include "core/remote_tier.hpp"
 #include "core/stats.hpp"
@@ -18,6 +19,12 @@
 
 namespace jitcache {
 namespace {
+
+const WaitNotice kOtherBuilder{WaitKind::other_builder, "another thread or process building the same program",
+                               "JITCACHE_WAIT_MS"};
+constexpr std::chrono::milliseconds kBackgroundStatsWait{100};
+const WaitNotice kExitFlush{WaitKind::exit_flush, "background stores and traces at exit",
+                            "JITCACHE_FLUSH_TIMEOUT_MS"};
 
 Engine* g_engine = nullptr;
 
@@ -200,10 +207,15 @@ bool Engine::wait_for_other_thread(Lookup& lookup, const LookupContext& context)
       return false;
     }
     if (!context.may_wait) return false;  // build alongside, without leading
-    std::optional<FlightOutcome> outcome = flight->wait(std::chrono::milliseconds(settings_.wait_ms));
+    std::optional<FlightOutcome> outcome;
+    wait_announced(kOtherBuilder, std::chrono::milliseconds(settings_.wait_ms), [&](std::chrono::milliseconds wait) {
+      outcome = flight->wait(wait);
+      return outcome.has_value();
+    });
     lookup.timings.wait_us += waiting.elapsed_us();
     if (!outcome) {
-      log_info("gave up waiting for another thread building " + lookup.key.key.hex());
+      log_warning("gave up waiting for another thread building " + lookup.key.key.hex() + " after " +
+                  std::to_string(settings_.wait_ms) + " ms (JITCACHE_WAIT_MS): building here");
       return false;
     }
     switch (outcome->kind) {
@@ -266,11 +278,20 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   }
   const bool wait = context.may_wait && lookup.claim->flight;
   Stopwatch waiting;
-  std::error_code error = store_->lock_key(
-      lookup.key.key, std::chrono::milliseconds(wait ? settings_.wait_ms : 0), &lookup.claim->key_lock);
+  std::error_code error;
+  wait_announced(kOtherBuilder, std::chrono::milliseconds(wait ? settings_.wait_ms : 0),
+                 [&](std::chrono::milliseconds bound) {
+                   error = store_->lock_key(lookup.key.key, bound, &lookup.claim->key_lock);
+                   return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
+                 });
   lookup.timings.wait_us += waiting.elapsed_us();
   if (error) {
-    if (wait) log_info("building without the build lock of " + lookup.key.key.hex() + ": " + error.message());
+    if (wait && error == std::errc::resource_unavailable_try_again) {
+      log_warning("gave up waiting for another process building " + lookup.key.key.hex() + " after " +
+                  std::to_string(settings_.wait_ms) + " ms (JITCACHE_WAIT_MS): building here");
+    } else if (wait) {
+      log_info("building without the build lock of " + lookup.key.key.hex() + ": " + error.message());
+    }
     return false;
   }
   if (!find_on_disk(lookup)) return false;
@@ -378,7 +399,9 @@ void Engine::built(Lookup& lookup, BuildResult result) {
     }
     if (saved.evicted_entries) count(counter::eviction, static_cast<std::int64_t>(saved.evicted_entries));
     end(*pending);
-    flush_stats(store_->root());
+    // Briefly: a stuck stats.lock must not hold up the stores queued behind this one; the
+    // counts stay pending and the exit flush tries again.
+    flush_stats(store_->root(), std::min(std::chrono::milliseconds(settings_.flush_timeout_ms), kBackgroundStatsWait));
   });
 }
 
@@ -446,13 +469,24 @@ void Engine::end(Lookup& lookup) {
   if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get());
 }
 
+// Everything the exit waits for (background stores and traces, stats.lock, the hits lock) comes
+// out of one flush_timeout.
 void Engine::flush() {
-  if (!BackgroundWriter::instance().drain(std::chrono::milliseconds(settings_.flush_timeout_ms))) {
+  const auto bound = std::chrono::milliseconds(settings_.flush_timeout_ms);
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                      deadline - std::chrono::steady_clock::now()));
+  };
+  bool drained = wait_announced(kExitFlush, bound, [&](std::chrono::milliseconds wait) {
+    return BackgroundWriter::instance().drain(wait);
+  });
+  if (!drained) {
     log_warning("gave up waiting for background stores and traces after " + std::to_string(settings_.flush_timeout_ms) +
                 " ms (JITCACHE_FLUSH_TIMEOUT_MS); what was still pending is lost");
   }
-  flush_stats(store_->root());
-  if (!settings_.read_only) flush_entry_hits(store_->root());
+  flush_stats(store_->root(), left());
+  if (!settings_.read_only) flush_entry_hits(store_->root(), left());
 }
 
 }  // namespace jitcache

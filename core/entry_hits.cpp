@@ -1,5 +1,6 @@
 #include "core/entry_hits.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 
@@ -52,7 +53,7 @@ void count_entry_hit(const std::string& key_hex) {
   g_pending[key_hex] += 1;
 }
 
-bool flush_entry_hits(const std::filesystem::path& root) {
+bool flush_entry_hits(const std::filesystem::path& root, std::chrono::milliseconds wait) {
   EntryHits pending;
   {
     std::lock_guard lock(g_mutex);
@@ -61,7 +62,7 @@ bool flush_entry_hits(const std::filesystem::path& root) {
   if (pending.empty()) return true;
   bool written = false;
   fileops::FileLock lock;
-  if (!fileops::FileLock::acquire(hits_lock(root), kLockWait, &lock)) {
+  if (!fileops::FileLock::acquire(hits_lock(root), std::min(wait, kLockWait), &lock)) {
     EntryHits totals = parse(root);
     for (const auto& [key, hits] : pending) totals[key] += hits;
     written = write(root, totals);

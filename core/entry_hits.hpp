@@ -3,6 +3,7 @@
 // counts under <root>/entry_hits.lock when it flushes, like the stats counters.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -16,7 +17,7 @@ using EntryHits = std::map<std::string, std::int64_t>;  // key hex -> hits
 void count_entry_hit(const std::string& key_hex);
 
 // Merges this process's pending hits into the file. False (counts kept) when it cannot.
-bool flush_entry_hits(const std::filesystem::path& root);
+bool flush_entry_hits(const std::filesystem::path& root, std::chrono::milliseconds wait = std::chrono::seconds(2));
 
 EntryHits read_entry_hits(const std::filesystem::path& root);
 

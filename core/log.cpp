@@ -29,6 +29,8 @@ void log_info(const std::string& message) {
   if (g_level.load() >= 2) emit("", message);
 }
 
+void log_announce(const std::string& message) { emit("", message); }
+
 void log_debug(const std::string& message) {
   if (g_level.load() >= 3) emit("debug: ", message);
 }

@@ -6,6 +6,7 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/log.hpp"
+#include "core/long_wait.hpp"
 #include "core/stats.hpp"
 
 namespace jitcache {
@@ -15,6 +16,12 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kFirstPoll{10};
 constexpr milliseconds kLongestPoll{100};
+constexpr milliseconds kLongestTimeout{600000};
+// A record holds a binary of at most max_entry_size and its sidecar.
+constexpr std::size_t kRecordOverhead = 16u << 20;
+
+const WaitNotice kLeaseWait{WaitKind::remote_lease, "another node building the same program (its remote lease)",
+                            "JITCACHE_REMOTE_LEASE_WAIT"};
 
 std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
 
@@ -33,9 +40,11 @@ std::string remote_config_from(const Settings& settings, RemoteConfig* config, b
   config->endpoint = *endpoint;
   config->prefix = raw(settings, "remote_prefix");
   config->hmac_key = raw(settings, "remote_hmac_key");
+  // 0 would mean "no bound" to a socket timeout: every bound is 1 ms .. 10 min, else the default.
   auto millis = [&](const char* key, milliseconds* out) {
-    if (std::optional<std::uint64_t> value = parse_size(raw(settings, key))) *out = milliseconds(*value);
-    else error += std::string(error.empty() ? "" : "; ") + key + ": not a number of milliseconds";
+    std::optional<std::uint64_t> value = parse_size(raw(settings, key));
+    if (value && *value >= 1 && *value <= static_cast<std::uint64_t>(kLongestTimeout.count())) *out = milliseconds(*value);
+    else error += std::string(error.empty() ? "" : "; ") + key + ": not a number of milliseconds from 1 to 600000";
   };
   auto seconds = [&](const char* key, milliseconds* out) {
     if (std::optional<std::uint64_t> value = parse_duration_s(raw(settings, key))) *out = milliseconds(*value * 1000);
@@ -47,6 +56,8 @@ std::string remote_config_from(const Settings& settings, RemoteConfig* config, b
   seconds("remote_lease_ttl", &config->lease_ttl);
   seconds("remote_lease_wait", lease_wait);
   *read_only = parse_bool(raw(settings, "remote_read_only")).value_or(false);
+  config->max_reply_bytes = static_cast<std::size_t>(
+      std::min<std::uint64_t>(settings.max_entry_size, std::uint64_t{1} << 40) + kRecordOverhead);
   if (config->prefix.empty()) config->prefix = "jitcache";
   if (config->lease_ttl.count() == 0) config->lease_ttl = milliseconds(1000);
   return error;
@@ -133,9 +144,12 @@ void RemoteTier::fetch(Lookup& lookup) {
     }
     if (lease == "none") count(counter::remote_lease_wait);
     lease = "waited";
+    if (watch.elapsed_us() >= static_cast<std::uint64_t>(kQuietWait.count()) * 1000) announce_wait(kLeaseWait, lease_wait_);
     if (std::chrono::steady_clock::now() + poll > deadline) {
       count(counter::remote_lease_timeout);
       lease = "wait_timed_out";
+      log_warning("gave up waiting for another node's build of " + key.hex() + " after " +
+                  std::to_string(lease_wait_.count()) + " ms (JITCACHE_REMOTE_LEASE_WAIT): building here");
       break;
     }
     std::this_thread::sleep_for(poll);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/long_wait.hpp"
 #include "store/file_ops.hpp"
 
 namespace jitcache {
@@ -15,11 +16,16 @@ CounterMap g_pending;
 std::filesystem::path stats_file(const std::filesystem::path& root) { return root / "stats.json"; }
 
 // An exclusive lock on <root>/stats.lock (the store's portable FileLock). The holder only
-// reads and rewrites one small file, so a long wait means a stuck holder: give up after it.
+// reads and rewrites one small file, so a long wait means a stuck holder: give up after `wait`.
 class StatsLock {
  public:
-  explicit StatsLock(const std::filesystem::path& root) {
-    fileops::FileLock::acquire(root / "stats.lock", std::chrono::seconds(10), &lock_);
+  StatsLock(const std::filesystem::path& root, std::chrono::milliseconds wait) {
+    const WaitNotice notice{WaitKind::stats_lock, "the lock of " + (root / "stats.lock").string(),
+                            "JITCACHE_FLUSH_TIMEOUT_MS"};
+    wait_announced(notice, wait, [&](std::chrono::milliseconds bound) {
+      std::error_code error = fileops::FileLock::acquire(root / "stats.lock", bound, &lock_);
+      return error != std::errc::resource_unavailable_try_again;
+    });
   }
   bool held() const { return lock_.held(); }
 
@@ -65,14 +71,14 @@ void count(const std::string& name, std::int64_t amount) {
   g_pending[name] += amount;
 }
 
-bool flush_stats(const std::filesystem::path& root) {
+bool flush_stats(const std::filesystem::path& root, std::chrono::milliseconds wait) {
   CounterMap pending;
   {
     std::lock_guard lock(g_mutex);
     pending.swap(g_pending);
   }
   if (pending.empty()) return true;
-  StatsLock file_lock(root);
+  StatsLock file_lock(root, wait);
   bool written = false;
   if (file_lock.held()) {
     CounterMap totals = parse(stats_file(root));
@@ -89,7 +95,7 @@ bool flush_stats(const std::filesystem::path& root) {
 CounterMap read_stats(const std::filesystem::path& root) { return parse(stats_file(root)); }
 
 bool zero_stats(const std::filesystem::path& root) {
-  StatsLock file_lock(root);
+  StatsLock file_lock(root, std::chrono::seconds(10));  // the tool: a person is watching
   return file_lock.held() && write_atomically(stats_file(root), {});
 }
 

@@ -2,6 +2,7 @@
 // the process flushes (after background stores and at exit), so no increment is lost.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -41,8 +42,8 @@ using CounterMap = std::map<std::string, std::int64_t>;
 void count(const std::string& name, std::int64_t amount = 1);
 
 // Adds this process's pending counts to <root>/stats.json and clears them. Returns false (and
-// keeps the counts) when the file cannot be locked or written.
-bool flush_stats(const std::filesystem::path& root);
+// keeps the counts) when the file cannot be locked within `wait` or written.
+bool flush_stats(const std::filesystem::path& root, std::chrono::milliseconds wait = std::chrono::seconds(10));
 
 CounterMap read_stats(const std::filesystem::path& root);
 bool zero_stats(const std::filesystem::path& root);

@@ -1,5 +1,11 @@
-// One blocking hiredis connection with a connect timeout and a timeout on every command.
+// One connection to a Redis server whose every step has a total deadline: name resolution,
+// TCP connect, and each command (request + whole reply), however slowly the server drips bytes.
+// hiredis only formats commands and parses replies; the socket is driven here with poll(),
+// because hiredis' own timeouts bound each read, not the command, and it buffers any reply whole.
 #pragma once
+
+#include <cstddef>
+#include <functional>
 
 #include <chrono>
 #include <initializer_list>
@@ -10,8 +16,8 @@
 
 #include "store/remote_url.hpp"
 
-struct redisContext;
 struct redisReply;
+struct addrinfo;
 
 namespace jitcache {
 
@@ -45,20 +51,44 @@ class RedisReply {
   std::unique_ptr<redisReply, Free> reply_;
 };
 
+using Deadline = std::chrono::steady_clock::time_point;
+
+// Replies larger than this are refused (error) before they are read whole: a record is at most
+// max_entry_size plus its sidecar. Arrays (never a record) get at most kMaxArrayReplyBytes.
+inline constexpr std::size_t kDefaultMaxReplyBytes = 64u << 20;
+inline constexpr std::size_t kMaxArrayReplyBytes = 1u << 20;
+
 class RedisConnection {
  public:
-  // Connects, then AUTH and SELECT as the endpoint asks. nullptr and `error` on failure.
+  // Resolves and connects within `connect_timeout` (both together), then sends AUTH and SELECT
+  // as the endpoint asks, each within `command_timeout`. nullptr and `error` on failure.
   static std::unique_ptr<RedisConnection> open(const RemoteEndpoint& endpoint, std::chrono::milliseconds connect_timeout,
-                                               std::chrono::milliseconds command_timeout, RedisError* error);
+                                               std::chrono::milliseconds command_timeout, RedisError* error,
+                                               std::size_t max_reply_bytes = kDefaultMaxReplyBytes);
+  // The same with absolute deadlines: one for resolution + connect, one for everything.
+  static std::unique_ptr<RedisConnection> open(const RemoteEndpoint& endpoint, Deadline connect_deadline,
+                                               Deadline deadline, std::size_t max_reply_bytes, RedisError* error);
   ~RedisConnection();
+  RedisConnection(const RedisConnection&) = delete;
+  RedisConnection& operator=(const RedisConnection&) = delete;
 
-  // Sends one command (binary-safe arguments) and waits for its reply. After a failure the
-  // connection is unusable: its reply may still arrive.
+  // Sends one command (binary-safe arguments) and waits for its whole reply, at most the
+  // command timeout given to open() in total. After a failure the connection is unusable.
   std::unique_ptr<RedisReply> command(std::initializer_list<std::string_view> arguments, RedisError* error);
+  std::unique_ptr<RedisReply> command(std::initializer_list<std::string_view> arguments, Deadline deadline,
+                                      RedisError* error);
+
+  // Test seam: the name lookup (getaddrinfo's signature). Runs on a helper thread so that a
+  // silent DNS server cannot hold the caller past its deadline. nullptr restores getaddrinfo.
+  using Resolver = std::function<int(const char* host, const char* service, const ::addrinfo* hints,
+                                     ::addrinfo** result)>;
+  static void set_resolver_for_testing(Resolver resolver);
 
  private:
-  explicit RedisConnection(redisContext* context) : context_(context) {}
-  redisContext* context_;
+  RedisConnection(int fd, std::size_t max_reply_bytes);
+  int fd_;
+  std::size_t max_reply_bytes_;
+  std::chrono::milliseconds command_timeout_{0};
 };
 
 }  // namespace jitcache

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <random>
 
+#include "store/hmac_sha256.hpp"
 #include "store/redis_connection.hpp"
 #include "store/remote_record.hpp"
 
@@ -74,14 +75,30 @@ struct RemoteStore::State {
   bool disabled = false;
 };
 
-RemoteStore::RemoteStore(RemoteConfig config) : config_(std::move(config)), state_(std::make_unique<State>()) {}
+// Signed and unsigned records live apart, and so do records signed with different keys: a node
+// never overwrites (or is made to rebuild) a record that another kind of node wrote. The
+// namespace names the HMAC key by a tag of a fixed text, which tells nothing about the key.
+std::string record_namespace(const RemoteConfig& config) {
+  if (config.hmac_key.empty()) return config.prefix;
+  std::string tag = hmac_sha256(config.hmac_key, "jitcache remote namespace v1");
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string name = config.prefix + ":hmac-";
+  for (std::size_t i = 0; i < 8 && i < tag.size(); ++i) {
+    name += kHex[static_cast<unsigned char>(tag[i]) >> 4];
+    name += kHex[static_cast<unsigned char>(tag[i]) & 15];
+  }
+  return name;
+}
+
+RemoteStore::RemoteStore(RemoteConfig config)
+    : config_(std::move(config)), namespace_(record_namespace(config_)), state_(std::make_unique<State>()) {}
 
 RemoteStore::~RemoteStore() = default;
 
-std::string RemoteStore::record_name(const Digest128& key) const { return config_.prefix + ":" + key.hex(); }
+std::string RemoteStore::record_name(const Digest128& key) const { return namespace_ + ":" + key.hex(); }
 std::string RemoteStore::lease_name(const Digest128& key) const { return record_name(key) + ":lease"; }
 
-RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&)>& work) {
+RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&, Deadline)>& work) {
   State& state = *state_;
   std::unique_lock lock(state.mutex, std::defer_lock);
   if (!lock.try_lock_for(config_.connect_timeout + config_.command_timeout)) {
@@ -94,13 +111,20 @@ RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&)
   }
   if (Clock::now() < state.skip_until) return result(RemoteStatus::skipped, "backing off after: " + state.last_failure);
 
+  // One deadline for the call once it has the connection (the wait for it, above, has the same
+  // bound): name resolution, connect, AUTH/SELECT and the command with its whole reply all come
+  // out of it. Counting the lock wait in too would turn a busy connection into a timeout and a
+  // back-off of the whole process.
+  const Clock::time_point started = Clock::now();
+  const Deadline deadline = started + config_.connect_timeout + config_.command_timeout;
   RemoteResult outcome;
   if (!state.connection) {
     RedisError error;
-    state.connection = RedisConnection::open(config_.endpoint, config_.connect_timeout, config_.command_timeout, &error);
+    state.connection = RedisConnection::open(config_.endpoint, started + config_.connect_timeout, deadline,
+                                             config_.max_reply_bytes, &error);
     if (!state.connection) outcome = failure(error);
   }
-  if (state.connection) outcome = work(*state.connection);
+  if (state.connection) outcome = work(*state.connection, deadline);
   if (outcome.failed()) {
     state.connection.reset();  // a late reply would desynchronise it
     state.last_failure = std::string(to_string(outcome.status)) + ": " + outcome.reason;
@@ -111,9 +135,9 @@ RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&)
 }
 
 RemoteResult RemoteStore::load(const Digest128& key) {
-  RemoteResult fetched = run([&](RedisConnection& connection) {
+  RemoteResult fetched = run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
-    std::unique_ptr<RedisReply> reply = connection.command({"GET", record_name(key)}, &error);
+    std::unique_ptr<RedisReply> reply = connection.command({"GET", record_name(key)}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     if (reply->is_nil()) return result(RemoteStatus::miss);
@@ -130,19 +154,20 @@ RemoteResult RemoteStore::load(const Digest128& key) {
 
 RemoteResult RemoteStore::save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) {
   std::string record = encode_record(key, binary, sidecar, config_.hmac_key);
-  return run([&](RedisConnection& connection) {
+  return run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
-    std::unique_ptr<RedisReply> reply = connection.command({"SET", record_name(key), record}, &error);
+    std::unique_ptr<RedisReply> reply = connection.command({"SET", record_name(key), record}, deadline, &error);
     if (!reply) return failure(error);
     return reply->is_error() ? error_reply(*reply) : result(RemoteStatus::ok);
   });
 }
 
 RemoteResult RemoteStore::acquire_lease(const Digest128& key, const std::string& token) {
-  return run([&](RedisConnection& connection) {
+  return run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
     std::unique_ptr<RedisReply> reply = connection.command(
-        {"SET", lease_name(key), token, "NX", "PX", std::to_string(config_.lease_ttl.count())}, &error);
+        {"SET", lease_name(key), token, "NX", "PX", std::to_string(config_.lease_ttl.count())}, deadline,
+        &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     return result(reply->is_nil() ? RemoteStatus::miss : RemoteStatus::ok);
@@ -150,9 +175,9 @@ RemoteResult RemoteStore::acquire_lease(const Digest128& key, const std::string&
 }
 
 RemoteResult RemoteStore::lease_exists(const Digest128& key) {
-  return run([&](RedisConnection& connection) {
+  return run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
-    std::unique_ptr<RedisReply> reply = connection.command({"EXISTS", lease_name(key)}, &error);
+    std::unique_ptr<RedisReply> reply = connection.command({"EXISTS", lease_name(key)}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
@@ -160,10 +185,10 @@ RemoteResult RemoteStore::lease_exists(const Digest128& key) {
 }
 
 RemoteResult RemoteStore::release_lease(const Digest128& key, const std::string& token) {
-  return run([&](RedisConnection& connection) {
+  return run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
     std::unique_ptr<RedisReply> reply =
-        connection.command({"EVAL", kReleaseScript, "1", lease_name(key), token}, &error);
+        connection.command({"EVAL", kReleaseScript, "1", lease_name(key), token}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);

@@ -1,10 +1,13 @@
 // The remote tier: framed records on a Redis server, shared by many machines.
 //
-//   <prefix>:<key hex>        the record (store/remote_record.hpp)
-//   <prefix>:<key hex>:lease  "SET NX PX" lease of the node that builds the key now
+//   <ns>:<key hex>        the record (store/remote_record.hpp)
+//   <ns>:<key hex>:lease  "SET NX PX" lease of the node that builds the key now
+// <ns> is <prefix> for unsigned records, <prefix>:hmac-<16 hex> for records signed with an HMAC
+// key (the hex names the key, not its value): signed and unsigned nodes never share records.
 //
-// Every call is bounded: a connect timeout, a timeout on every command, and after a timeout or
-// an error the server is not asked again for `backoff` (calls return `skipped` at once). A
+// Every call is bounded in total by connect_timeout + command_timeout (name resolution, connect,
+// AUTH/SELECT and the command's whole reply included), replies by max_reply_bytes, and after a
+// timeout or an error the server is not asked again for `backoff` (calls return `skipped` at once). A
 // refused AUTH/SELECT disables the remote for the life of the object. Thread-safe; a forked
 // child opens its own connection.
 #pragma once
@@ -23,6 +26,7 @@
 namespace jitcache {
 
 class RedisConnection;
+using Deadline = std::chrono::steady_clock::time_point;
 
 struct RemoteConfig {
   RemoteEndpoint endpoint;
@@ -32,6 +36,7 @@ struct RemoteConfig {
   std::chrono::milliseconds command_timeout{200};
   std::chrono::milliseconds backoff{30000};
   std::chrono::milliseconds lease_ttl{60000};
+  std::size_t max_reply_bytes = 64u << 20;  // a larger record is refused unread (error)
 };
 
 enum class RemoteStatus {
@@ -83,9 +88,10 @@ class RemoteStore {
  private:
   struct State;
   // Runs `work` on a live connection (connecting first), unless backing off or disabled.
-  RemoteResult run(const std::function<RemoteResult(RedisConnection&)>& work);
+  RemoteResult run(const std::function<RemoteResult(RedisConnection&, Deadline)>& work);
 
   RemoteConfig config_;
+  std::string namespace_;
   std::unique_ptr<State> state_;
 };
 

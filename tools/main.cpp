@@ -8,6 +8,7 @@
 #include "core/platform.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/launch.hpp"
+#include "tools/lib/version.hpp"
 
 namespace jitcache::tool {
 
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
                "Settings come from the environment (JITCACHE_*), <dir>/jitcache.conf and defaults;\n"
                "`jitcache config` shows them. Docs: docs/cli.md."};
   app.name("jitcache");
+  app.set_version_flag("--version", version_text(), "print the version, commit, build type and features, then exit");
   app.require_subcommand(1);
   app.fallthrough();  // `jitcache ls --dir X` works like `jitcache --dir X ls`
   app.prefix_command();  // keeps `jitcache run ... app args` unparsed; other commands refuse leftovers
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
       add_run_command(app),    add_stats_command(app), add_ls_command(app),
       add_show_command(app),   add_verify_command(app), add_evict_command(app),
       add_clear_command(app),  add_config_command(app), add_explain_command(app),
+      add_doctor_command(app), add_generate_command(app),
   };
   // CLI11 parses from the last argument backwards, so it gets a reversed copy (as App::parse(argc, argv)).
   std::vector<std::string> arguments = utf8_arguments(argc, argv);

@@ -215,6 +215,29 @@ TEST_F(RemoteCache, HungServerCostsOneTimeoutThenIsSkipped) {
   EXPECT_LE(count_warnings(hung.result.err), 1) << hung.result.err;
 }
 
+// Issue 14.7: a lease left by a node that died holds every build of its key for
+// remote_lease_wait; the wait is announced once on stderr, then the node builds itself.
+TEST_F(RemoteCache, StaleLeaseWaitIsAnnouncedOnceThenBuiltHere) {
+  RedisServer server;
+  std::string plain = plain_output();
+  MachineRun learn = run_on("learn", "");  // no remote: only to learn the keys
+  ASSERT_FALSE(learn.traces.empty());
+  const std::string key = learn.traces.front()["key"].get<std::string>();
+  server.set("jitcache:" + key + ":lease", "a-node-that-died");
+  MachineRun waited = run_on("a", server.url(), {{"JITCACHE_REMOTE_LEASE_WAIT", "2"}});
+  expect_correct(waited, plain);
+  const std::string notice =
+      "another node building the same program (its remote lease) (bounded by JITCACHE_REMOTE_LEASE_WAIT)";
+  size_t notices = 0;
+  for (size_t at = 0; (at = waited.result.err.find(notice, at)) != std::string::npos; ++at) ++notices;
+  EXPECT_EQ(notices, 1u) << waited.result.err;
+  int timed_out = 0;
+  for (const auto& trace : waited.traces) {
+    if (trace["key"] == key) timed_out += trace["remote"]["lease"] == "wait_timed_out";
+  }
+  EXPECT_EQ(timed_out, 1);
+}
+
 TEST_F(RemoteCache, WrongPasswordMeansUncachedRemoteOneWarningCorrectApp) {
   RedisServer server("right-secret");
   std::string plain = plain_output();
@@ -247,7 +270,7 @@ TEST_F(RemoteCache, TamperedRecordsAreRejectedWithHmacAndRebuilt) {
   std::string flipped = *server.get(names[0]);
   flipped[flipped.size() / 2] ^= 0x20;
   server.set(names[0], flipped);
-  Digest128 forged_key = *Digest128::from_hex(names[1].substr(names[1].find(':') + 1));
+  Digest128 forged_key = *Digest128::from_hex(names[1].substr(names[1].rfind(':') + 1));
   server.set(names[1], encode_record(forged_key, std::string(4096, 'x'), nlohmann::json::object(), "attacker-key"));
 
   MachineRun b = run_on("b", server.url(), signing);

@@ -104,11 +104,42 @@ TEST(RemoteStore, SignedStoreRefusesUnsignedRecords) {
   RedisServer server;
   RemoteConfig signing = config_for(server);
   signing.hmac_key = "k";
-  RemoteStore unsigned_writer(config_for(server)), signed_store(signing);
-  ASSERT_EQ(unsigned_writer.save(kKey, "evil", nlohmann::json::object()).status, RemoteStatus::ok);
+  RemoteStore signed_store(signing);
+  // Someone without the key writes an unsigned record straight into the signed namespace.
+  server.set(signed_store.record_name(kKey), encode_record(kKey, "evil", nlohmann::json::object(), ""));
   EXPECT_EQ(signed_store.load(kKey).status, RemoteStatus::bad_hmac);
   ASSERT_EQ(signed_store.save(kKey, "good", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(signed_store.load(kKey).binary, "good");
+}
+
+// Issue 15.11: nodes with and without the HMAC key (or with two keys) share a server and a
+// prefix. None may replace another's record: each keeps hitting its own, whatever the order.
+TEST(RemoteStore, SignedAndUnsignedNodesNeverOverwriteEachOther) {
+  RedisServer server;
+  RemoteConfig signed_config = config_for(server), other_key_config = config_for(server);
+  signed_config.hmac_key = "cluster-key";
+  other_key_config.hmac_key = "another-key";
+  RemoteStore unsigned_node(config_for(server)), signed_node(signed_config), other_node(other_key_config);
+  ASSERT_EQ(signed_node.save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
+  ASSERT_EQ(unsigned_node.save(kKey, "unsigned", nlohmann::json::object()).status, RemoteStatus::ok);
+  ASSERT_EQ(other_node.save(kKey, "other", nlohmann::json::object()).status, RemoteStatus::ok);
+  ASSERT_EQ(signed_node.save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
+  RemoteResult from_signed = signed_node.load(kKey), from_unsigned = unsigned_node.load(kKey),
+               from_other = other_node.load(kKey);
+  ASSERT_EQ(from_signed.status, RemoteStatus::ok) << from_signed.reason;
+  ASSERT_EQ(from_unsigned.status, RemoteStatus::ok) << from_unsigned.reason;
+  ASSERT_EQ(from_other.status, RemoteStatus::ok) << from_other.reason;
+  EXPECT_EQ(from_signed.binary, "signed");
+  EXPECT_EQ(from_unsigned.binary, "unsigned");
+  EXPECT_EQ(from_other.binary, "other");
+  // Three records, three names; the signed names reveal nothing of the keys.
+  EXPECT_EQ(server.keys("jitcache:*").size(), 3u);
+  for (const std::string& name : server.keys("jitcache:*")) {
+    EXPECT_EQ(name.find("cluster-key"), std::string::npos) << name;
+  }
+  // Leases follow the records: a signed node's build does not hold up unsigned nodes.
+  EXPECT_EQ(signed_node.acquire_lease(kKey, "a").status, RemoteStatus::ok);
+  EXPECT_EQ(unsigned_node.lease_exists(kKey).status, RemoteStatus::miss);
 }
 
 }  // namespace

@@ -24,6 +24,8 @@ Command add_evict_command(CLI::App& app);
 Command add_clear_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
+Command add_doctor_command(CLI::App& app);
+Command add_generate_command(CLI::App& app);  // hidden: man pages and completion for the build
 
 // Shared by the commands.
 int report_error(const std::string& message, int exit_code = 1);  // "jitcache: error: ..." on stderr

@@ -1,0 +1,353 @@
+// jitcache doctor [--json] [PROGRAM]: the first thing to run when nothing hits. Checks the cache
+// root, the drivers, the injection, the remote, traces and the last lookups; each finding says
+// what to do about it. Exit 1 when a check failed (a "warn" does not fail).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#ifndef _WIN32
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#endif
+
+#include "core/remote_tier.hpp"
+#include "core/settings.hpp"
+#include "core/stats.hpp"
+#include "store/remote_store.hpp"
+#include "tools/commands/command.hpp"
+#include "tools/lib/format.hpp"
+#include "tools/lib/injection.hpp"
+#include "tools/lib/tool_store.hpp"
+#include "tools/lib/version.hpp"
+
+namespace jitcache::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Finding {
+  std::string check;
+  std::string status;  // ok, info, warn, fail
+  std::string detail;
+  std::string fix;
+};
+
+using Findings = std::vector<Finding>;
+
+void check_root(const Settings& settings, Findings* out) {
+  std::string error;
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
+  std::error_code ec;
+  if (!fs::exists(settings.dir, ec)) {
+    out->push_back({"cache root", "info", settings.dir.string() + " does not exist yet",
+                    "nothing to do: the first cached build creates it (0700)"});
+    return;
+  }
+  if (!store) {
+    out->push_back({"cache root", "fail", settings.dir.string() + ": " + error,
+                    "use a directory you own that nobody else can write (chmod 700), or remove it and let "
+                    "jitcache create it"});
+    return;
+  }
+  out->push_back({"cache root", "ok", settings.dir.string() + " (owned by you, private)", ""});
+#ifndef _WIN32
+  struct statvfs space {};
+  if (::statvfs(settings.dir.c_str(), &space) == 0) {
+    const std::uint64_t free_bytes = static_cast<std::uint64_t>(space.f_bavail) * space.f_frsize;
+    const bool low = free_bytes < 2 * settings.max_entry_size && free_bytes < (1ull << 30);
+    out->push_back({"free space", low ? "warn" : "ok", format_size(free_bytes) + " free",
+                    low ? "free some space or point JITCACHE_DIR elsewhere: stores fail on a full disk" : ""});
+  }
+  struct statfs fs_info {};
+  if (::statfs(settings.dir.c_str(), &fs_info) == 0) {
+    constexpr long kNfs = 0x6969, kTmpfs = 0x01021994;
+    if (fs_info.f_type == kNfs) {
+      out->push_back({"filesystem", "warn", "NFS: locks and renames are slow, and flock may be unsupported",
+                      "prefer a local disk, and share between machines with JITCACHE_REMOTE (docs/remote.md)"});
+    } else if (fs_info.f_type == kTmpfs) {
+      out->push_back({"filesystem", "warn", "tmpfs: the cache is lost at every reboot",
+                      "set JITCACHE_DIR to a directory on a disk"});
+    } else {
+      out->push_back({"filesystem", "ok", "a local filesystem", ""});
+    }
+  }
+#endif
+  if (settings.disabled) {
+    out->push_back({"enabled", "fail", "JITCACHE_DISABLE is set: every build goes to the driver",
+                    "unset JITCACHE_DISABLE (and remove disable from jitcache.conf)"});
+  }
+  for (const std::string& problem : settings.problems) {
+    out->push_back({"settings", "warn", problem + " (the default is used)", "fix the value: jitcache config"});
+  }
+}
+
+#ifndef _WIN32
+// The OpenCL platforms and devices the ICD loader offers, asked through dlopen as an app would.
+void check_opencl(Findings* out) {
+  void* loader = ::dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!loader) {
+    out->push_back({"OpenCL", "warn", "no ICD loader (libOpenCL.so.1)",
+                    "apt install ocl-icd-libopencl1 and a driver, e.g. pocl-opencl-icd"});
+    return;
+  }
+  using GetPlatforms = std::int32_t (*)(std::uint32_t, void**, std::uint32_t*);
+  using GetPlatformInfo = std::int32_t (*)(void*, std::uint32_t, std::size_t, void*, std::size_t*);
+  auto get_platforms = reinterpret_cast<GetPlatforms>(::dlsym(loader, "clGetPlatformIDs"));
+  auto get_info = reinterpret_cast<GetPlatformInfo>(::dlsym(loader, "clGetPlatformInfo"));
+  std::uint32_t count = 0;
+  if (!get_platforms || !get_info || get_platforms(0, nullptr, &count) != 0 || count == 0) {
+    out->push_back({"OpenCL", "warn", "the ICD loader finds no platform",
+                    "install a driver (e.g. pocl-opencl-icd) or check /etc/OpenCL/vendors and OCL_ICD_VENDORS"});
+    return;
+  }
+  std::vector<void*> platforms(count);
+  get_platforms(count, platforms.data(), nullptr);
+  std::string names;
+  for (void* platform : platforms) {
+    char name[256] = {}, version[256] = {};
+    get_info(platform, 0x0902 /* CL_PLATFORM_NAME */, sizeof name - 1, name, nullptr);
+    get_info(platform, 0x0901 /* CL_PLATFORM_VERSION */, sizeof version - 1, version, nullptr);
+    names += (names.empty() ? "" : "; ") + std::string(name) + " (" + version + ")";
+  }
+  out->push_back({"OpenCL", "ok", std::to_string(count) + " platform(s): " + names, ""});
+}
+
+void check_level_zero(Findings* out) {
+  void* loader = ::dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!loader) {
+    out->push_back({"Level Zero", "info", "no Level Zero loader (libze_loader.so.1)",
+                    "only needed for Level Zero apps: apt install libze1 and your GPU's driver"});
+    return;
+  }
+  using Init = std::uint32_t (*)(std::uint32_t);
+  using DriverGet = std::uint32_t (*)(std::uint32_t*, void**);
+  auto init = reinterpret_cast<Init>(::dlsym(loader, "zeInit"));
+  auto driver_get = reinterpret_cast<DriverGet>(::dlsym(loader, "zeDriverGet"));
+  std::uint32_t count = 0;
+  if (!init || !driver_get || init(0) != 0 || driver_get(&count, nullptr) != 0 || count == 0) {
+    out->push_back({"Level Zero", "info", "the loader finds no driver",
+                    "only needed for Level Zero apps: install your GPU's Level Zero driver"});
+    return;
+  }
+  out->push_back({"Level Zero", "ok", std::to_string(count) + " driver(s)", ""});
+}
+
+// The DT_NEEDED entries of an ELF64 program, or nullopt when it is not one.
+std::optional<std::vector<std::string>> needed_libraries(const fs::path& program) {
+  std::ifstream in(program, std::ios::binary);
+  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (image.size() < sizeof(Elf64_Ehdr) || image.compare(0, 4, ELFMAG) != 0 || image[EI_CLASS] != ELFCLASS64) {
+    return std::nullopt;
+  }
+  auto at = [&](std::uint64_t offset, std::uint64_t size) { return offset <= image.size() && size <= image.size() - offset; };
+  Elf64_Ehdr header;
+  std::memcpy(&header, image.data(), sizeof header);
+  std::vector<Elf64_Phdr> segments;
+  for (int i = 0; i < header.e_phnum; ++i) {
+    std::uint64_t offset = header.e_phoff + static_cast<std::uint64_t>(i) * sizeof(Elf64_Phdr);
+    if (!at(offset, sizeof(Elf64_Phdr))) return std::nullopt;
+    Elf64_Phdr segment;
+    std::memcpy(&segment, image.data() + offset, sizeof segment);
+    segments.push_back(segment);
+  }
+  auto file_offset = [&](std::uint64_t address) -> std::optional<std::uint64_t> {
+    for (const Elf64_Phdr& segment : segments) {
+      if (segment.p_type == PT_LOAD && address >= segment.p_vaddr && address < segment.p_vaddr + segment.p_filesz) {
+        return address - segment.p_vaddr + segment.p_offset;
+      }
+    }
+    return std::nullopt;
+  };
+  std::vector<std::string> needed;
+  for (const Elf64_Phdr& segment : segments) {
+    if (segment.p_type != PT_DYNAMIC || !at(segment.p_offset, segment.p_filesz)) continue;
+    std::vector<std::uint64_t> name_offsets;
+    std::optional<std::uint64_t> strings;
+    for (std::uint64_t offset = segment.p_offset; offset + sizeof(Elf64_Dyn) <= segment.p_offset + segment.p_filesz;
+         offset += sizeof(Elf64_Dyn)) {
+      Elf64_Dyn entry;
+      std::memcpy(&entry, image.data() + offset, sizeof entry);
+      if (entry.d_tag == DT_NULL) break;
+      if (entry.d_tag == DT_NEEDED) name_offsets.push_back(entry.d_un.d_val);
+      if (entry.d_tag == DT_STRTAB) strings = file_offset(entry.d_un.d_ptr);
+    }
+    if (!strings) return needed;
+    for (std::uint64_t name : name_offsets) {
+      if (!at(*strings + name, 1)) continue;
+      needed.emplace_back(image.c_str() + *strings + name);
+    }
+  }
+  return needed;
+}
+
+void check_program(const fs::path& program, Findings* out) {
+  std::optional<std::vector<std::string>> needed = needed_libraries(program);
+  if (!needed) {
+    out->push_back({"program", "info", program.string() + " is not an ELF64 program (a script?)",
+                    "use jitcache run, which sets both LD_PRELOAD and OPENCL_LAYERS"});
+    return;
+  }
+  bool opencl = false, level_zero = false;
+  for (const std::string& name : *needed) {
+    opencl = opencl || name.starts_with("libOpenCL.so");
+    level_zero = level_zero || name.starts_with("libze_loader.so");
+  }
+  if (opencl || level_zero) {
+    out->push_back({"program", "ok",
+                    program.string() + " links " + (opencl ? "libOpenCL" : "") + (opencl && level_zero ? " and " : "") +
+                        (level_zero ? "libze_loader" : "") + " directly: LD_PRELOAD sees its calls",
+                    ""});
+  } else {
+    out->push_back({"program", "warn",
+                    program.string() + " does not link libOpenCL or libze_loader directly: it loads them at run "
+                                       "time (dlopen, a plugin, Python), which LD_PRELOAD alone may not see",
+                    "use jitcache run (it adds the OpenCL layer, OPENCL_LAYERS) or set OPENCL_LAYERS yourself"});
+  }
+}
+#endif
+
+void check_injection(Findings* out) {
+#ifdef _WIN32
+  out->push_back({"library", "info", "jitcache run injects jitcache.dll through jitcache-run.exe", "docs/windows.md"});
+#else
+  LibraryLookup library = find_shim_library(tool_directory());
+  if (!library.found) {
+    out->push_back({"library", "fail", "libjitcache.so not found: " + library.error,
+                    "set JITCACHE_LIBRARY to its path, or reinstall jitcache"});
+    return;
+  }
+  out->push_back({"library", "ok", library.found->string(), ""});
+  std::optional<fs::path> loader;
+  // The loader an app would get, so that the layer check looks at the same file.
+  if (void* handle = ::dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    Dl_info info{};
+    if (void* symbol = ::dlsym(handle, "clGetPlatformIDs"); symbol && ::dladdr(symbol, &info) && info.dli_fname) {
+      loader = fs::path(info.dli_fname);
+    }
+  }
+  InjectionPlan plan = plan_injection(*library.found, nullptr, nullptr, loader);
+  bool layers = false;
+  for (const auto& [name, value] : plan.env) layers = layers || name == "OPENCL_LAYERS";
+  out->push_back({"OpenCL layer", layers ? "ok" : "warn", plan.reason,
+                  layers ? "" : "apps that dlopen libOpenCL are seen only through the layer: use ocl-icd >= 2.3"});
+#endif
+}
+
+void check_remote(const Settings& settings, Findings* out) {
+  if (settings.remote.empty()) {
+    out->push_back({"remote", "info", "no remote tier (JITCACHE_REMOTE unset)", ""});
+    return;
+  }
+  RemoteConfig config;
+  bool read_only = false;
+  std::chrono::milliseconds lease_wait{0};
+  std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
+  if (config.endpoint.host.empty() && !config.endpoint.unix_socket) {
+    out->push_back({"remote", "fail", problem, "fix JITCACHE_REMOTE (docs/remote.md)"});
+    return;
+  }
+  RemoteStore store(config);
+  const auto started = std::chrono::steady_clock::now();
+  RemoteResult probe = store.load(Digest128{0, 0});
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  const std::string where = config.endpoint.redacted();
+  if (probe.status == RemoteStatus::miss || probe.status == RemoteStatus::ok) {
+    out->push_back({"remote", "ok", where + " answers in " + std::to_string(ms.count()) + " ms" +
+                                        (read_only ? " (read-only)" : ""), ""});
+  } else {
+    out->push_back({"remote", "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
+                    "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
+  }
+  if (config.hmac_key.empty()) {
+    out->push_back({"remote signing", "warn",
+                    "records are not signed: whoever can write the server decides what binaries run here",
+                    "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"});
+  } else {
+    out->push_back({"remote signing", "ok",
+                    "records are signed and verified; nodes without this key use separate records", ""});
+  }
+}
+
+void check_traces(const Settings& settings, std::size_t last, Findings* out) {
+  if (!settings.trace) {
+    out->push_back({"traces", "info", "off", "JITCACHE_TRACE=1 records why each lookup hit or missed"});
+  } else {
+    out->push_back({"traces", "ok", "on, in " + settings.trace_dir.string(), ""});
+  }
+  std::error_code ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> traces;
+  for (fs::directory_iterator it(settings.trace_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() == ".json") traces.emplace_back(it->last_write_time(ec), it->path());
+  }
+  std::sort(traces.rbegin(), traces.rend());
+  if (traces.size() > last) traces.resize(last);
+  for (const auto& [when, path] : traces) {
+    std::ifstream in(path);
+    nlohmann::json trace = nlohmann::json::parse(in, nullptr, false);
+    if (!trace.is_object()) continue;
+    const std::string verdict = trace.value("verdict", std::string("?"));
+    const std::string reason = trace.value("reason", std::string());
+    out->push_back({"last lookup", verdict == "hit" ? "ok" : "info",
+                    verdict + (reason.empty() ? "" : ": " + reason) + " (" + path.filename().string() + ")",
+                    verdict == "miss" ? "jitcache explain " + path.string() : ""});
+  }
+  CounterMap stats = read_stats(settings.dir);
+  auto value = [&](const char* name) { return stats.count(name) ? stats.at(name) : 0; };
+  const std::int64_t hits = value(counter::hit_memory) + value(counter::hit_disk) + value(counter::hit_remote);
+  out->push_back({"statistics", "info",
+                  std::to_string(hits) + " hits, " + std::to_string(value(counter::miss)) + " misses, " +
+                      std::to_string(value(counter::error)) + " errors so far",
+                  ""});
+}
+
+int run_doctor(bool json, const std::string& program) {
+  const Settings settings = load_settings();
+  Findings findings;
+  findings.push_back({"version", "info", version_text(), ""});
+  check_root(settings, &findings);
+#ifndef _WIN32
+  check_opencl(&findings);
+  check_level_zero(&findings);
+  if (!program.empty()) check_program(program, &findings);
+#else
+  (void)program;  // the ELF and dlopen checks are Linux-only
+#endif
+  check_injection(&findings);
+  check_remote(settings, &findings);
+  check_traces(settings, 5, &findings);
+
+  bool failed = false;
+  for (const Finding& finding : findings) failed = failed || finding.status == "fail";
+  if (json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Finding& f : findings) {
+      list.push_back({{"check", f.check}, {"status", f.status}, {"detail", f.detail}, {"fix", f.fix}});
+    }
+    print_json({{"schema", kJsonSchemaVersion}, {"ok", !failed}, {"checks", list}});
+  } else {
+    for (const Finding& f : findings) {
+      std::printf("%-5s %-15s %s\n", f.status.c_str(), f.check.c_str(), f.detail.c_str());
+      if (!f.fix.empty()) std::printf("      %-15s -> %s\n", "", f.fix.c_str());
+    }
+    std::printf("%s\n", failed ? "Problems found (fail above)." : "No problem found.");
+  }
+  return failed ? 1 : 0;
+}
+
+}  // namespace
+
+Command add_doctor_command(CLI::App& app) {
+  auto json = std::make_shared<bool>(false);
+  auto program = std::make_shared<std::string>();
+  CLI::App* cli = app.add_subcommand("doctor", "check the setup and explain what stops hits (exit 1 on problems)");
+  cli->add_option("program", *program, "an app to check: does LD_PRELOAD see its OpenCL calls?");
+  cli->add_flag("--json", *json, "machine-readable output (docs/cli.md)");
+  return {cli, [json, program] { return run_doctor(*json, *program); }};
+}
+
+}  // namespace jitcache::tool
