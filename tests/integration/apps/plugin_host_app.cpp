@@ -1,0 +1,19 @@
+// Loads an OpenCL-linked plugin with dlopen(RTLD_LOCAL), as python3 loads pyopencl's extension,
+// and runs it. The host itself never links libOpenCL.
+#include <dlfcn.h>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: plugin_host_app PLUGIN.so\n");
+    return 2;
+  }
+  void* plugin = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!plugin) {
+    std::fprintf(stderr, "plugin_host_app: %s\n", dlerror());
+    return 1;
+  }
+  auto run = reinterpret_cast<int (*)()>(dlsym(plugin, "run_plugin"));
+  return run ? run() : 1;
+}
