@@ -7,6 +7,7 @@ packages=(
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
+  python3-opencv python3-numpy hashcat  # tests/apps: the real-application suite (clblast-tests above too)
   libssl-dev redis-server
   gnuplot-nox  # bench/ plots
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine

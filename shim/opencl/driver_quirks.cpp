@@ -14,6 +14,8 @@
 namespace jitcache::opencl {
 namespace {
 
+// Windows has no mkdtemp, and PoCL on Windows is rare: there the binary is loaded as it is.
+#ifndef _WIN32
 // PoCL's binary header (lib/CL/pocl_binary.c): "poclbin\0", u64 device id, u32 format version,
 // ..., then the program's build hash: 41 bytes naming the program's folder below PoCL's cache dir
 // ("_UNCACHED_xxxxxx" when its kernel cache is off, "AB/CDEF..." when on). Formats 6 and 7
@@ -66,7 +68,6 @@ std::filesystem::path pocl_uncached_dir() {
   return "/tmp/pocl/uncached";
 }
 
-#ifndef _WIN32
 // The folders made for loaded programs. PoCL deletes one with its program; the programs the
 // memory tier keeps live until exit, so what is left of them is deleted then, as PoCL would have.
 struct MadeFolders {
@@ -121,8 +122,9 @@ const std::string* binary_to_load(cl_device_id device, const std::string& cached
   if (!pocl_kernel_cache_off() || offset == 0 || !target_of(device).pocl) return &cached;
   std::string folder = make_scratch_folder(made);
   if (folder.empty() || folder.size() >= kFolderField) {
-    log_warning(std::string("no PoCL scratch folder could be made in ") + pocl_uncached_dir().string() +
-                ": a cached binary is loaded into the folder its build used (" + std::string(kPoclSharedScratchFolder.name) + ")");
+    log_warning("no PoCL scratch folder could be made in " + pocl_uncached_dir().string() +
+                ": a cached binary is loaded into the folder its build used (" +
+                std::string(kPoclSharedScratchFolder.name) + ")");
     return &cached;
   }
   copy = cached;

@@ -136,10 +136,9 @@ TEST_P(RealApp, OutputUnchangedAndWarmRunAllHitsUnderEveryInjection) {
   ASSERT_FALSE(plain.out.empty());
   for (Via via : {Via::preload, Via::layer, Via::jitcache_run}) cold_then_warm(via, "1", plain);
   // PoCL's kernel cache off: every load of a cached binary gets its own scratch folder
-  // (driver_quirks.hpp). Through the layer, which sees every app.
-  RunResult plain_uncached = run_plain("0");
-  ASSERT_EQ(plain_uncached.exit_code, 0) << plain_uncached.err;
-  EXPECT_EQ(plain_uncached.out, plain.out);
+  // (driver_quirks.hpp). Through the layer, which sees every app. PoCL's cache setting does not
+  // change what an app computes, so the plain run above stays the reference (a second plain run
+  // would cost hashcat another minute of compiling).
   cold_then_warm(Via::layer, "0", plain);
 }
 
