@@ -8,6 +8,7 @@ packages=(
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
+  python3-opencv python3-numpy hashcat  # tests/apps: the real-application suite (clblast-tests above too)
   libssl-dev redis-server
   gnuplot-nox  # bench/ plots
   hashcat python3-opencv  # bench/clients.sh

@@ -1,5 +1,7 @@
 // The Level Zero functions the hook forwards to, found behind libjitcache.so in the real loader
-// with dlsym(RTLD_NEXT). libjitcache.so never links the loader, and the hook never calls ze* by name.
+// (dlsym(RTLD_NEXT), else the loaded libze_loader however it was loaded: see
+// shim/linux/loaded_library_function.hpp). libjitcache.so never links the loader, and the hook
+// never calls ze* by name.
 #pragma once
 
 #include <ze_api.h>
@@ -25,7 +27,8 @@ struct NextFunctions {
 #undef JITCACHE_DECLARE_POINTER
 };
 
-// Resolved once, on first use. A pointer is null when no loader is loaded behind us.
+// Resolved on use until every entry was found (a null is never cached). No entry is ever null: one
+// no loaded loader exports returns ZE_RESULT_ERROR_UNINITIALIZED.
 const NextFunctions& next();
 
 }  // namespace jitcache::level_zero

@@ -12,7 +12,7 @@ namespace cl = jitcache::opencl;
 
 // A layer is only ever initialised by a loader, so the loader's export exists when it owns the hooks.
 #define JITCACHE_HOOK_OR_FORWARD(api_name, hook, ...)                                            \
-  if (cl::layer_owns_hooks() && cl::loader_functions().api_name) {                             \
+  if (cl::layer_owns_hooks()) {                                                                \
     return cl::loader_functions().api_name(__VA_ARGS__);                                       \
   }                                                                                            \
   return cl::hook(__VA_ARGS__)

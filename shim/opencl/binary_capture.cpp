@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "core/log.hpp"
+#include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 
@@ -25,8 +26,13 @@ Parked& parked() {
 // Reads each device's binary and hands it to the engine (and, for single-device builds, to the
 // memory tier, so that a later build of the key in this context loads the bytes once).
 void store(BuiltProgram& built) {
-  std::vector<std::string> binaries = read_binaries(built.program, built.devices);
+  // The kernel names first: they tell whether reading the binaries could take the app down.
   std::vector<std::string> kernel_names = kernel_names_of(built.program);
+  if (std::string risk = binary_read_risk(built.devices, kernel_names); !risk.empty()) {
+    for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, risk);
+    return;
+  }
+  std::vector<std::string> binaries = read_binaries(built.program, built.devices);
   for (size_t d = 0; d < built.lookups.size(); ++d) {
     Lookup& lookup = built.lookups[d];
     if (binaries[d].empty()) {

@@ -12,6 +12,7 @@
 #include "core/log.hpp"
 #include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
+#include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
@@ -49,17 +50,9 @@ MemoryValue memory_value(cl_program shadow, std::uint64_t bytes, std::uint64_t c
 // A program built from `binaries` (one per device of `pending`), or nullptr with `refusal` set.
 cl_program build_from_binaries(const PendingBuild& pending, const std::vector<const std::string*>& binaries,
                                std::string* refusal) {
-  std::vector<size_t> lengths;
-  std::vector<const unsigned char*> pointers;
-  for (const std::string* binary : binaries) {
-    lengths.push_back(binary->size());
-    pointers.push_back(reinterpret_cast<const unsigned char*>(binary->data()));
-  }
   cl_uint count = static_cast<cl_uint>(pending.devices.size());
-  std::vector<cl_int> binary_status(count, CL_SUCCESS);
   cl_int status = CL_SUCCESS;
-  cl_program shadow = next().clCreateProgramWithBinary(pending.context, count, pending.devices.data(), lengths.data(),
-                                                       pointers.data(), binary_status.data(), &status);
+  cl_program shadow = create_program_from_cache(pending.context, pending.devices, binaries, &status);
   if (!shadow || status != CL_SUCCESS) {
     *refusal = "clCreateProgramWithBinary returned " + std::to_string(status);
   } else if ((status = next().clBuildProgram(shadow, count, pending.devices.data(), pending.options.c_str(), nullptr,

@@ -14,6 +14,7 @@
 #include "core/engine.hpp"
 #include "core/log.hpp"
 #include "shim/opencl/deferred_compile.hpp"
+#include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
@@ -62,8 +63,12 @@ void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program prog
     for (Lookup& lookup : lookups) engine.failed(lookup, "the driver's compile or link failed");
     return;
   }
-  std::vector<std::string> binaries = read_binaries(program, devices);
   std::vector<std::string> kernel_names = kernel_names_of(program);
+  if (std::string risk = binary_read_risk(devices, kernel_names); !risk.empty()) {
+    for (Lookup& lookup : lookups) engine.uncacheable(*lookup.program, lookup.device, risk);
+    return;
+  }
+  std::vector<std::string> binaries = read_binaries(program, devices);
   for (size_t d = 0; d < lookups.size(); ++d) {
     if (binaries[d].empty()) {
       engine.uncacheable(*lookups[d].program, lookups[d].device, "driver returned no binary");
@@ -191,17 +196,11 @@ std::string linked_inputs(const char* options, cl_uint num_input_programs, const
 cl_program load_linked(Engine& engine, cl_context context, const std::vector<cl_device_id>& devices,
                        std::vector<Lookup>& lookups, const char* options) {
   Stopwatch watch;
-  std::vector<size_t> lengths;
-  std::vector<const unsigned char*> binaries;
-  for (const Lookup& lookup : lookups) {
-    lengths.push_back(lookup.binary.size());
-    binaries.push_back(reinterpret_cast<const unsigned char*>(lookup.binary.data()));
-  }
+  std::vector<const std::string*> binaries;
+  for (const Lookup& lookup : lookups) binaries.push_back(&lookup.binary);
   cl_uint count = static_cast<cl_uint>(devices.size());
-  std::vector<cl_int> binary_status(count, CL_SUCCESS);
   cl_int status = CL_SUCCESS;
-  cl_program program = next().clCreateProgramWithBinary(context, count, devices.data(), lengths.data(),
-                                                        binaries.data(), binary_status.data(), &status);
+  cl_program program = create_program_from_cache(context, devices, binaries, &status);
   std::string refusal;
   if (!program || status != CL_SUCCESS) {
     refusal = "clCreateProgramWithBinary returned " + std::to_string(status);

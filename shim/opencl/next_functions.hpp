@@ -34,11 +34,14 @@ struct NextFunctions {
 };
 
 // The real OpenCL loader's function of that name, or nullptr. One per platform:
-// shim/linux (dlsym(RTLD_NEXT)), shim/windows (GetProcAddress on OpenCL.dll).
+// shim/linux (dlsym(RTLD_NEXT), else the loaded libOpenCL however it was loaded), shim/windows
+// (GetProcAddress on OpenCL.dll).
 void* find_real_function(const char* name);
 
 // What the hooks call: the layer's target table once a layer was initialised, else the loader's
-// exports behind this library (find_real_function, resolved on first use).
+// exports behind this library (find_real_function, resolved on use until every required entry was
+// found: a null is never cached). No entry is ever null: one nobody exports fails the way a
+// loader fails for an object it cannot dispatch (CL_INVALID_PROGRAM, ...).
 const NextFunctions& next();
 
 // The loader's exports behind this library, whatever the layer does: what the preload exports

@@ -48,10 +48,6 @@ cl_program create_program_with_source(cl_context context, cl_uint count, const c
 }
 
 cl_program create_program_with_il(cl_context context, const void* il, size_t length, cl_int* errcode_ret) {
-  if (!next().clCreateProgramWithIL) {
-    if (errcode_ret) *errcode_ret = CL_INVALID_OPERATION;
-    return nullptr;
-  }
   cl_program program = next().clCreateProgramWithIL(context, il, length, errcode_ret);
   if (!program) return program;
   try {
@@ -65,7 +61,6 @@ cl_program create_program_with_il(cl_context context, const void* il, size_t len
 
 cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, size_t spec_size,
                                            const void* spec_value) {
-  if (!next().clSetProgramSpecializationConstant) return CL_INVALID_OPERATION;
   // A source program served from a shadow was never built by the driver, and some drivers
   // (PoCL 3.1) assert on an unbuilt source program here: ask the built shadow, which gives the
   // driver's answer for a program that is not IL.

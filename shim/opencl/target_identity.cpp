@@ -60,6 +60,7 @@ OpenClTarget describe(cl_device_id device) {
       {"driver_version", device_string(device, CL_DRIVER_VERSION)},
   };
   target.name = device_string(device, CL_DEVICE_NAME);
+  target.pocl = platform_string(platform, CL_PLATFORM_NAME) == "Portable Computing Language";
   target.identity.device.fields = {
       {"vendor_id", std::to_string(device_value<cl_uint>(device, CL_DEVICE_VENDOR_ID))},
       {"vendor", device_string(device, CL_DEVICE_VENDOR)},

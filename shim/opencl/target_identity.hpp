@@ -12,6 +12,7 @@ namespace jitcache::opencl {
 struct OpenClTarget {
   TargetIdentity identity;
   std::string name;  // for traces
+  bool pocl = false;  // served by PoCL (driver_quirks.hpp)
 };
 
 // Memoized per device handle (handles are stable for the process lifetime).

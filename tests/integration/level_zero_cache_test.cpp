@@ -114,6 +114,33 @@ TEST_F(LevelZeroCache, FirstRunCompilesAndStoresSecondRunCompilesNothing) {
   EXPECT_EQ(second.traces[0]["tier"], "disk");
 }
 
+// Issue 14, case 1 on the Level Zero side: a plugin linked against libze_loader and dlopen'ed
+// RTLD_LOCAL calls the preloaded zeModuleCreate, but dlsym(RTLD_NEXT) cannot see its loader. The
+// hook finds the loaded loader anyway: the module is created (it failed uninitialised) and cached.
+TEST_F(LevelZeroCache, PluginWithItsOwnLoaderIsCachedUnderPreload) {
+  const std::vector<std::string> host = {PLUGIN_HOST_APP, LEVEL_ZERO_PLUGIN};  // the plugin path is its argv[0]
+  RunOptions plain_options;
+  plain_options.env = driver_env();
+  plain_options.unset = {"LD_PRELOAD"};
+  RunResult plain = run(host, plain_options);
+  expect_success(plain);
+  for (int round = 0; round < 2; ++round) {
+    fs::path trace_dir = tmp / ("plugin-traces-" + std::to_string(round));
+    RunOptions options;
+    options.env = driver_env();
+    options.env.insert({{"LD_PRELOAD", JITCACHE_LIBRARY},
+                        {"JITCACHE_DIR", cache.string()},
+                        {"JITCACHE_TRACE", "1"},
+                        {"JITCACHE_TRACE_DIR", trace_dir.string()}});
+    const int before = compiles_so_far();
+    CachedRun cached = run_traced(host, options, trace_dir);
+    expect_success(cached.result);
+    EXPECT_EQ(cached.result.out, plain.out);
+    EXPECT_EQ(compiles_so_far() - before, round == 0 ? 1 : 0);
+    EXPECT_EQ(cached.verdicts[round == 0 ? "miss" : "hit"], 1);
+  }
+}
+
 // The memory tier keeps a context's native binaries: a repeated create in the same process costs
 // no compile and no disk read, cold or warm.
 TEST_F(LevelZeroCache, RepeatedCreateInOneProcessIsAMemoryHit) {

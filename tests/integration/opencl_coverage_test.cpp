@@ -145,6 +145,44 @@ TEST_F(OpenClCoverage, PyOpenClWithItsCacheOffHitsOnSecondRun) {
   EXPECT_EQ(second.traces.size(), 2u);
 }
 
+// Issue 14, case 1: a plugin linked against libOpenCL and dlopen'ed RTLD_LOCAL (any Python
+// extension) calls the preloaded hooks, but dlsym(RTLD_NEXT) cannot see its loader. The hooks find
+// the loaded loader anyway, so the app runs (it crashed in clCreateProgramWithSource) and is cached.
+TEST_F(OpenClCoverage, PluginWithItsOwnLoaderIsCachedUnderPreload) {
+  std::vector<std::string> app = {PLUGIN_HOST_APP, OPENCL_PLUGIN};
+  RunResult plain = run_plain(app);
+  expect_success(plain);
+
+  CachedRun first = run_cached(Via::preload, app);
+  expect_success(first.result);
+  EXPECT_EQ(first.result.out, plain.out);
+  EXPECT_EQ(first.verdicts["miss"], 1);
+
+  CachedRun second = run_cached(Via::preload, app);
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, plain.out);
+  EXPECT_EQ(second.verdicts["hit"], 1);
+  EXPECT_EQ(second.traces.size(), 1u);
+}
+
+TEST_F(OpenClCoverage, PyOpenClIsCachedUnderPreload) {
+  std::vector<std::string> script = {"/usr/bin/python3", PYOPENCL_SCRIPT};
+  std::map<std::string, std::string> env = {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}};
+  RunResult plain = run_plain(script, env);
+  expect_success(plain);
+
+  CachedRun first = run_cached(Via::preload, script, env);
+  expect_success(first.result);
+  EXPECT_EQ(first.result.out, plain.out);
+  EXPECT_EQ(first.verdicts["miss"], 2);
+
+  CachedRun second = run_cached(Via::preload, script, env);
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, plain.out);
+  EXPECT_EQ(second.verdicts["hit"], 2);
+  EXPECT_EQ(second.traces.size(), 2u);
+}
+
 // The app prints what it asks about each compiled object (build log, status, options, binary
 // type, binary size: hashcat asks for the log right after each compile); those answers must not
 // need the compile. Real compiles are counted in PoCL's own debug output.

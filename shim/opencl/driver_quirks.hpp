@@ -1,0 +1,48 @@
+// The OpenCL drivers' known quirks that jitcache works around, in one named table
+// (kDriverQuirks). Each is documented in docs/reliability.md ("Driver quirks") and covered by a
+// real-driver test (tests/integration/opencl_quirks_test.cpp). The adapter asks here before it
+// makes a driver call the app did not make itself.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "shim/opencl/opencl_api.hpp"
+
+namespace jitcache::opencl {
+
+struct DriverQuirk {
+  std::string_view name;    // as it appears in traces and docs
+  std::string_view driver;  // which driver and versions
+  std::string_view effect;  // what jitcache does about it
+};
+
+// PoCL with its kernel cache off (POCL_KERNEL_CACHE=0) names the program's scratch folder
+// ($POCL_CACHE_DIR/_UNCACHED_xxxxxx) in the binary's header and deletes that folder when the
+// program is released: every program loaded from one binary shares it, so the first release
+// pulls it from under the others (abort: "Can't get stat() on .../_UNCACHED_xxxxxx/...").
+inline constexpr DriverQuirk kPoclSharedScratchFolder{
+    "pocl-shared-scratch-folder", "PoCL (binary formats 6, 7 and 9; 3.1 tested) with POCL_KERNEL_CACHE=0",
+    "each cached binary is loaded into a scratch folder of its own: the header field is rewritten to "
+    "a fresh mkdtemp folder beside PoCL's own before clCreateProgramWithBinary"};
+
+// PoCL links each kernel's work-group function into "<kernel name>.so" when CL_PROGRAM_BINARIES is
+// read; a name the file system cannot hold (over NAME_MAX - 3 bytes) aborts the process ("Final
+// linking of kernel ... failed"), kernel cache on or off.
+inline constexpr DriverQuirk kPoclLongKernelName{
+    "pocl-long-kernel-name", "PoCL (all versions seen, 3.1 tested)",
+    "a program with a kernel name of more than 252 bytes is not read back: the build passes "
+    "through uncached, with the reason in the trace"};
+
+inline constexpr DriverQuirk kDriverQuirks[] = {kPoclSharedScratchFolder, kPoclLongKernelName};
+
+// clCreateProgramWithBinary for cached binaries (one per device), with the load quirks applied.
+cl_program create_program_from_cache(cl_context context, const std::vector<cl_device_id>& devices,
+                                     const std::vector<const std::string*>& binaries, cl_int* status);
+
+// Why reading back the binaries of `program` (built for `devices`, with `kernel_names`) could
+// take the app down, or empty when it is safe. Asked before CL_PROGRAM_BINARIES is read.
+std::string binary_read_risk(const std::vector<cl_device_id>& devices, const std::vector<std::string>& kernel_names);
+
+}  // namespace jitcache::opencl

@@ -1,0 +1,149 @@
+// The real-application suite (ctest label `apps`): programs nobody here wrote, from Debian
+// packages, plus the repo's examples, run exactly as a user would under every way of injecting
+// jitcache. Each app: a plain run (the reference), then cold and warm runs under LD_PRELOAD,
+// OPENCL_LAYERS and `jitcache run`, with PoCL's kernel cache on, and cold + warm through the
+// layer with it off. Every run's stdout must equal the plain run's; every warm run that jitcache
+// sees must be all hits. The matrix and its trims: docs/reliability.md, "The apps suite".
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct App {
+  std::string name;
+  std::vector<std::string> argv;
+  std::map<std::string, std::string> env;
+  // False for apps that dlopen libOpenCL and call through dlsym'ed pointers (OpenCV, hashcat):
+  // symbol interposition never sees those calls (docs/opencl-coverage.md), so under LD_PRELOAD
+  // the app must only be unharmed.
+  bool preload_sees_builds = true;
+  // Apps with a binary cache of their own that must start empty on every run (hashcat): the
+  // variable that names its folder, set to a fresh one per run.
+  std::string own_cache_variable;
+};
+
+void PrintTo(const App& app, std::ostream* out) { *out << app.name; }  // test names, not bytes
+
+enum class Via { preload, layer, jitcache_run };
+
+const char* via_name(Via via) {
+  switch (via) {
+    case Via::preload:
+      return "LD_PRELOAD";
+    case Via::layer:
+      return "OPENCL_LAYERS";
+    case Via::jitcache_run:
+      return "jitcache run";
+  }
+  return "";
+}
+
+App app(std::string name, std::vector<std::string> argv, std::map<std::string, std::string> env = {},
+        bool preload_sees_builds = true, std::string own_cache_variable = {}) {
+  return {std::move(name), std::move(argv), std::move(env), preload_sees_builds, std::move(own_cache_variable)};
+}
+
+std::vector<App> apps() {
+  const std::string python = "/usr/bin/python3";
+  const fs::path here = APPS_SOURCE_DIR;
+  return {
+      app("pyopencl", {python, (here / "pyopencl_array_app.py").string()},
+          {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}}),
+      app("opencv", {python, (here / "opencv_umat_app.py").string()},
+          {{"OPENCV_OPENCL_DEVICE", ":CPU:"}, {"OPENCV_OPENCL_CACHE_ENABLE", "0"}}, false),
+      app("clblast", {"/usr/bin/clblast_test_xscal"}),
+      app("hashcat",
+          {"/usr/bin/hashcat", "-m", "0", "-a", "0", "--potfile-disable", "--quiet", "--backend-ignore-cuda",
+           "--backend-ignore-hip", "-O", "-w", "1", (here / "hashcat" / "md5.hash").string(),
+           (here / "hashcat" / "words.txt").string()},
+          {}, false, "XDG_CACHE_HOME"),
+      app("opencl_example", {OPENCL_EXAMPLE, "--kernels", EXAMPLE_KERNELS}),
+      app("opencl_threads", {OPENCL_THREADS, "--threads", "4", "--kernels", EXAMPLE_KERNELS}),
+  };
+}
+
+class RealApp : public ::testing::TestWithParam<App> {
+ protected:
+  TempDir tmp;
+  fs::path pocl_dir = tmp / "pocl";  // one per test, shared by its runs (as one user's would be)
+  int runs = 0;
+
+  RunOptions options(const std::string& kernel_cache) {
+    const App& app = GetParam();
+    RunOptions o;
+    o.env = app.env;
+    o.env["POCL_KERNEL_CACHE"] = kernel_cache;
+    o.env["POCL_CACHE_DIR"] = pocl_dir.string();
+    o.env["HOME"] = (tmp / "home").string();  // apps keep their own state out of the real home
+    if (!app.own_cache_variable.empty()) o.env[app.own_cache_variable] = (tmp / ("own-" + std::to_string(runs))).string();
+    o.unset = {"LD_PRELOAD", "OPENCL_LAYERS", "JITCACHE_DIR", "JITCACHE_DISABLE"};
+    o.timeout_s = 400;
+    return o;
+  }
+
+  RunResult run_plain(const std::string& kernel_cache) {
+    ++runs;
+    return run(GetParam().argv, options(kernel_cache));
+  }
+
+  CachedRun run_cached(Via via, const fs::path& cache, const std::string& kernel_cache) {
+    fs::path trace_dir = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions o = options(kernel_cache);
+    o.env["JITCACHE_DIR"] = cache.string();
+    o.env["JITCACHE_TRACE"] = "1";
+    o.env["JITCACHE_TRACE_DIR"] = trace_dir.string();
+    std::vector<std::string> argv = GetParam().argv;
+    if (via == Via::preload) o.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
+    if (via == Via::layer) o.env["OPENCL_LAYERS"] = JITCACHE_LIBRARY;
+    if (via == Via::jitcache_run) argv.insert(argv.begin(), {JITCACHE_TOOL, "run", "--"});
+    return run_traced(argv, o, trace_dir);
+  }
+
+  // Cold then warm on a fresh cache: both print what the plain run printed, the cold run builds
+  // something (when jitcache sees the app), the warm run is served entirely from the cache.
+  void cold_then_warm(Via via, const std::string& kernel_cache, const RunResult& plain) {
+    SCOPED_TRACE(std::string(via_name(via)) + ", POCL_KERNEL_CACHE=" + kernel_cache);
+    const bool seen = via != Via::preload || GetParam().preload_sees_builds;
+    const fs::path cache = tmp / ("cache-" + std::to_string(runs));
+    CachedRun cold = run_cached(via, cache, kernel_cache);
+    ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
+    EXPECT_EQ(cold.result.out, plain.out);
+    CachedRun warm = run_cached(via, cache, kernel_cache);
+    ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
+    EXPECT_EQ(warm.result.out, plain.out);
+    if (!seen) {
+      EXPECT_TRUE(cold.traces.empty());
+      EXPECT_TRUE(warm.traces.empty());
+      return;
+    }
+    EXPECT_GT(cold.traces.size(), 0u);
+    EXPECT_GT(cold.verdicts["miss"], 0);
+    EXPECT_EQ(warm.traces.size(), cold.traces.size());
+    EXPECT_EQ(warm.verdicts["hit"], static_cast<int>(warm.traces.size()))
+        << "warm run: " << warm.verdicts["miss"] << " misses, " << warm.verdicts["uncacheable"] << " uncacheable";
+  }
+};
+
+TEST_P(RealApp, OutputUnchangedAndWarmRunAllHitsUnderEveryInjection) {
+  RunResult plain = run_plain("1");
+  ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  ASSERT_FALSE(plain.out.empty());
+  for (Via via : {Via::preload, Via::layer, Via::jitcache_run}) cold_then_warm(via, "1", plain);
+  // PoCL's kernel cache off: every load of a cached binary gets its own scratch folder
+  // (driver_quirks.hpp). Through the layer, which sees every app. PoCL's cache setting does not
+  // change what an app computes, so the plain run above stays the reference (a second plain run
+  // would cost hashcat another minute of compiling).
+  cold_then_warm(Via::layer, "0", plain);
+}
+
+INSTANTIATE_TEST_SUITE_P(Apps, RealApp, ::testing::ValuesIn(apps()),
+                         [](const ::testing::TestParamInfo<App>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace jitcache::testing
