@@ -8,10 +8,9 @@ packages=(
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
-  python3-opencv python3-numpy hashcat  # tests/apps: the real-application suite (clblast-tests above too)
+  python3-opencv python3-numpy hashcat  # tests/apps (the real-application suite) and bench/clients.sh
   libssl-dev redis-server
   gnuplot-nox  # bench/ plots
-  hashcat python3-opencv  # bench/clients.sh
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
   clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets
 )
