@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
 
 namespace jitcache {
@@ -31,9 +32,10 @@ class StatsLock {
 
 CounterMap parse(const std::filesystem::path& file) {
   CounterMap counters;
-  std::ifstream in(file);
-  if (!in) return counters;
-  nlohmann::json json = nlohmann::json::parse(in, nullptr, false);
+  fileops::File opened;
+  std::string text;
+  if (fileops::File::open_read(file, &opened) || opened.read_all(&text, kMaxJsonBytes)) return counters;
+  nlohmann::json json = parse_untrusted_json(text);
   if (!json.is_object()) return counters;
   for (const auto& [name, value] : json.items()) {
     if (value.is_number_integer()) counters[name] = value.get<std::int64_t>();

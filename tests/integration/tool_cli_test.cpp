@@ -276,6 +276,25 @@ TEST_F(ToolCli, RunPassesExitCodeSignalsAndEnvironmentThrough) {
   EXPECT_EQ(tool({"run"}).exit_code, 2);
 }
 
+// A sidecar or trace nested a million deep (hostile or damaged): every command reports it as
+// corrupt or unreadable instead of overflowing its stack (issue 14.6).
+TEST_F(ToolCli, DeeplyNestedSidecarAndTraceAreRejectedNotACrash) {
+  run_example();
+  json listing = tool_json({"ls"});
+  ASSERT_EQ(listing["entries"].size(), 2u);
+  const std::string key = listing["entries"][0]["key"];
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  write_text(cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".json"), deep);
+  const fs::path trace = tmp / "deep-trace.json";
+  write_text(trace, "{\"verdict\":\"miss\",\"components\":" + deep + "}");
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"ls"}, {"show", key.substr(0, 8)}, {"verify"}, {"explain", trace.string()}, {"stats"}}) {
+    RunResult result = tool(command);
+    EXPECT_LT(result.exit_code, 128) << command[0] << " died: " << result.err;  // 128+: killed by a signal
+  }
+  EXPECT_EQ(tool_json({"verify"}, 1)["ok"], false);  // the entry is reported, not trusted
+}
+
 TEST_F(ToolCli, ConfigSaysWhereEachSettingCameFrom) {
   fs::create_directories(cache);
   fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
