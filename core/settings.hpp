@@ -55,6 +55,10 @@ struct Settings {
 // Reads the environment and the config file under the resolved root. Never throws.
 Settings load_settings();
 
+// A setting's value as it may be shown (jitcache config, logs): the HMAC key becomes "***" and a
+// remote URL loses its password. Every other value is returned as is.
+std::string redacted_setting(std::string_view key, std::string_view value);
+
 // Parsers shared with the tool: "1G", "512MiB", "100k", "12345" -> bytes; "7d", "12h", "30m",
 // "45s", "90" -> seconds; "1/true/yes/on" and "0/false/no/off".
 std::optional<std::uint64_t> parse_size(std::string_view text);

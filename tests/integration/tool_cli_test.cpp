@@ -312,5 +312,35 @@ TEST_F(ToolCli, ConfigSaysWhereEachSettingCameFrom) {
   EXPECT_EQ(by_key["dir"]["value"], cache.string());
 }
 
+// The remote password and the HMAC key never leave the process: not in `config` (text or JSON),
+// and not in sidecars or traces even when env_keys matches everything (issue 15.9).
+TEST_F(ToolCli, SecretsAreNeverShownOrRecorded) {
+  const std::map<std::string, std::string> secrets = {
+      {"JITCACHE_REMOTE", "redis://alice:Pa55word@127.0.0.1:1/0"}, {"JITCACHE_REMOTE_HMAC_KEY", "TopSecretKey"}};
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"config"}, {"config", "--json"}}) {
+    RunResult result = tool(command, secrets);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out.find("Pa55word"), std::string::npos) << result.out;
+    EXPECT_EQ(result.out.find("TopSecretKey"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("alice:***@127.0.0.1"), std::string::npos) << result.out;
+  }
+  for (const char* patterns : {"*", "JITCACHE_*"}) {
+    std::map<std::string, std::string> env = secrets;
+    env["JITCACHE_ENV_KEYS"] = patterns;
+    env["JITCACHE_REMOTE_CONNECT_TIMEOUT_MS"] = "20";
+    run_example({}, env);
+  }
+  ASSERT_FALSE(entry_binaries(cache).empty());
+  std::size_t files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(cache)) {
+    if (!item.is_regular_file() || item.path().extension() == ".bin") continue;
+    const std::string text = read_text(item.path());
+    ++files;
+    EXPECT_EQ(text.find("Pa55word"), std::string::npos) << item.path();
+    EXPECT_EQ(text.find("TopSecretKey"), std::string::npos) << item.path();
+  }
+  EXPECT_GT(files, 4u);  // sidecars and traces were read
+}
+
 }  // namespace
 }  // namespace jitcache::testing
