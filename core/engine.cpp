@@ -455,7 +455,7 @@ void Engine::uncacheable(const ProgramInputs& program, const std::string& device
   nlohmann::json record = {{"time", iso8601_now()},   {"pid", fileops::current_process_id()}, {"api", to_string(program.api)},
                            {"kind", to_string(program.kind)}, {"device", device}, {"verdict", "uncacheable"},
                            {"reason", reason}};
-  BackgroundWriter::instance().post([dir = settings_.trace_dir, record] { write_trace(dir, record, nullptr); });
+  BackgroundWriter::instance().post([this, record] { write_trace(settings_.trace_dir, record, nullptr, trace_retention()); });
 }
 
 nlohmann::json Engine::trace_record(const Lookup& lookup) const {
@@ -484,8 +484,12 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
   };
 }
 
+TraceRetention Engine::trace_retention() const {
+  return {settings_.trace_max_files, settings_.trace_max_size, settings_.trace_max_age_s};
+}
+
 void Engine::end(Lookup& lookup) {
-  if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get());
+  if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get(), trace_retention());
 }
 
 void Engine::flush() {

@@ -21,6 +21,7 @@
 #include "core/memory_tier.hpp"
 #include "core/settings.hpp"
 #include "core/single_flight.hpp"
+#include "core/trace.hpp"
 #include "hashing/build_inputs.hpp"
 #include "hashing/key.hpp"
 
@@ -139,6 +140,7 @@ class Engine {
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   nlohmann::json trace_record(const Lookup& lookup) const;
+  TraceRetention trace_retention() const;
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
   // uncacheable; the app keeps using what it built.
   void not_stored(Lookup& lookup, BuildResult result, std::string reason);

@@ -26,6 +26,10 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"memory_max_size", "JITCACHE_MEM_MAX_SIZE", "64M", "byte budget of the in-process memory tier"},
     {"trace", "JITCACHE_TRACE", "0", "1 writes one BinaryCacheTrace JSON file per lookup"},
     {"trace_dir", "JITCACHE_TRACE_DIR", "", "where traces go; empty means <dir>/traces"},
+    {"trace_max_files", "JITCACHE_TRACE_MAX_FILES", "1000", "keep at most this many trace records (0 = no bound)"},
+    {"trace_max_size", "JITCACHE_TRACE_MAX_SIZE", "64M",
+     "keep trace records and input copies within this many bytes (0 = no bound)"},
+    {"trace_max_age", "JITCACHE_TRACE_MAX_AGE", "7d", "remove traces older than this (0 = never); e.g. 1d"},
     {"log", "JITCACHE_LOG", "", "unset: one warning per process; warn, info or debug: more"},
     {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
      "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
@@ -208,6 +212,14 @@ Settings load_settings() {
   settings.memory_max_size = size("memory_max_size");
   settings.trace = flag("trace");
   settings.trace_dir = text("trace_dir").empty() ? settings.dir / "traces" : std::filesystem::path(text("trace_dir"));
+  settings.trace_max_files = size("trace_max_files");  // a plain count
+  settings.trace_max_size = size("trace_max_size");
+  if (auto age = parse_duration_s(text("trace_max_age"))) {
+    settings.trace_max_age_s = *age;
+  } else {
+    settings.problems.push_back("trace_max_age: not a duration: '" + text("trace_max_age") + "'");
+    settings.trace_max_age_s = 7 * 86400;
+  }
   settings.log_level = parse_log_level(text("log"));
   settings.env_patterns = text("env_keys");
   settings.remote = text("remote");

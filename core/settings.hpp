@@ -40,6 +40,9 @@ struct Settings {
   std::uint64_t memory_max_size = 0;
   bool trace = false;
   std::filesystem::path trace_dir;
+  std::uint64_t trace_max_files = 0;  // trace retention (0: no bound each)
+  std::uint64_t trace_max_size = 0;
+  std::uint64_t trace_max_age_s = 0;
   int log_level = 0;  // 0: one warning per process, 1: every warning, 2: info, 3: debug
   std::string env_patterns;
   std::string remote;

@@ -312,6 +312,17 @@ TEST_F(ToolCli, ConfigSaysWhereEachSettingCameFrom) {
   EXPECT_EQ(by_key["dir"]["value"], cache.string());
 }
 
+// Traces are counted by `stats` and removed by `clear` with the entries (issue 15.10).
+TEST_F(ToolCli, StatsCountsTracesAndClearRemovesThem) {
+  run_example();
+  json stats = tool_json({"stats"});
+  EXPECT_EQ(stats["traces"]["files"], 2);
+  EXPECT_GT(stats["traces"]["bytes"].get<std::uint64_t>(), 0u);
+  json cleared = tool_json({"clear"});
+  EXPECT_EQ(cleared["removed_traces"], 2);
+  EXPECT_EQ(tool_json({"stats"})["traces"]["files"], 0);
+}
+
 // The remote password and the HMAC key never leave the process: not in `config` (text or JSON),
 // and not in sidecars or traces even when env_keys matches everything (issue 15.9).
 TEST_F(ToolCli, SecretsAreNeverShownOrRecorded) {
