@@ -4,10 +4,10 @@
 #include <iterator>
 #include <optional>
 
+#include <filesystem>
+
 #ifndef _WIN32
 #include <sys/stat.h>
-#else
-#include <filesystem>
 #endif
 
 namespace jitcache {
@@ -43,7 +43,8 @@ std::optional<Digest128> digest_of(const std::string& path) {
 
 std::string changed_input(const std::vector<HeaderDependency>& headers, std::int64_t inputs_read_at_ns) {
   for (const HeaderDependency& header : headers) {
-    if (!header.found || header.path.empty()) continue;
+    // Only files the scan read: clCompileProgram's input_headers live in memory (no absolute path).
+    if (!header.found || !std::filesystem::path(header.path).is_absolute()) continue;
     const std::optional<std::int64_t> changed_at = last_change_ns(header.path);
     if (!changed_at) return header.path + " is gone";
     if (*changed_at >= inputs_read_at_ns - kFileClockSlackNs) {

@@ -58,5 +58,10 @@ TEST_F(InputRecheck, RemovedHeaderIsSeen) {
   EXPECT_NE(changed_input(headers, fileops::now_ns()).find("gone"), std::string::npos);
 }
 
+TEST_F(InputRecheck, InMemoryHeadersAreNotFiles) {
+  std::vector<HeaderDependency> headers = {{"mem.h", "(clCompileProgram input_headers)", true, xxh3_128("x")}};
+  EXPECT_EQ(changed_input(headers, fileops::now_ns()), "");
+}
+
 }  // namespace
 }  // namespace jitcache
