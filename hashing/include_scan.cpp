@@ -1,6 +1,8 @@
 #include "hashing/include_scan.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -285,29 +287,35 @@ class IncludeScanner {
 
 }  // namespace
 
-// True when some '#' (or "%:", "??=") is followed, after blanks, by "include" or by a comment or
-// backslash-newline that could hide one, or when the text probes __has_include: otherwise the full
-// scan, which copies the source and costs ~10 ns per byte (1 ms of a 100 KiB memory hit), is
-// skipped. '#' is rare in kernels.
+// True when the directive word at `word` (after blanks) is "include..."/"import"/"embed", or a
+// comment or backslash-newline that could hide one follows the introducer.
+bool directive_may_include(std::string_view source, std::size_t word) {
+  while (word < source.size() && is_space(source[word])) ++word;
+  std::size_t end = word;
+  while (end < source.size() && is_word_char(source[end])) ++end;
+  const std::string_view directive = source.substr(word, end - word);
+  if (directive.substr(0, 7) == "include" || directive == "import" || directive == "embed") return true;
+  return end < source.size() && (source[end] == '\\' || source[end] == '/');
+}
+
+// True when some '#' (or "%:", "??=") introduces a directive that may name a header, or the text
+// probes __has_include: otherwise the full scan, which copies the source and costs ~10 ns per
+// byte (1 ms of a 100 KiB memory hit), is skipped. Each search runs on a rare first character
+// (memchr speed); "__has_include" starts with '_', frequent in OpenCL C, so it is searched with
+// Boyer-Moore-Horspool.
 bool may_include(std::string_view source) {
-  for (std::size_t at = source.find_first_of("#%?"); at != std::string_view::npos;
-       at = source.find_first_of("#%?", at + 1)) {
-    std::size_t word = at + 1;
-    if (source[at] == '%') {
-      if (source.substr(at, 2) != "%:") continue;
-      word = at + 2;
-    } else if (source[at] == '?') {
-      if (source.substr(at, 3) != "?\?=") continue;
-      word = at + 3;
-    }
-    while (word < source.size() && is_space(source[word])) ++word;
-    std::size_t end = word;
-    while (end < source.size() && is_word_char(source[end])) ++end;
-    const std::string_view directive = source.substr(word, end - word);
-    if (directive.substr(0, 7) == "include" || directive == "import" || directive == "embed") return true;
-    if (end < source.size() && (source[end] == '\\' || source[end] == '/')) return true;
+  for (std::size_t at = source.find('#'); at != std::string_view::npos; at = source.find('#', at + 1)) {
+    if (directive_may_include(source, at + 1)) return true;
   }
-  return source.find("__has_include") != std::string_view::npos;
+  for (std::size_t at = source.find("%:"); at != std::string_view::npos; at = source.find("%:", at + 1)) {
+    if (directive_may_include(source, at + 2)) return true;
+  }
+  for (std::size_t at = source.find("?\?="); at != std::string_view::npos; at = source.find("?\?=", at + 1)) {
+    if (directive_may_include(source, at + 3)) return true;
+  }
+  static constexpr std::string_view kProbe = "__has_include";
+  static const std::boyer_moore_horspool_searcher searcher(kProbe.begin(), kProbe.end());
+  return std::search(source.begin(), source.end(), searcher) != source.end();
 }
 
 IncludeOptions include_options(std::string_view options) {
