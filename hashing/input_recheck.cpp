@@ -8,6 +8,8 @@
 
 #ifndef _WIN32
 #include <sys/stat.h>
+#else
+#include <windows.h>
 #endif
 
 namespace jitcache {
@@ -23,11 +25,12 @@ std::optional<std::int64_t> last_change_ns(const std::string& path) {
   const std::int64_t ctime = std::int64_t{info.st_ctim.tv_sec} * 1'000'000'000 + info.st_ctim.tv_nsec;
   return mtime > ctime ? mtime : ctime;
 #else
-  std::error_code error;
-  const auto written = std::filesystem::last_write_time(path, error);
-  if (error) return std::nullopt;
-  const auto since_epoch = std::chrono::clock_cast<std::chrono::system_clock>(written).time_since_epoch();
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(since_epoch).count();
+  // Windows has no ctime; the last write time (FILETIME: 100 ns ticks since 1601) is the signal,
+  // the re-hash below catches the rest.
+  WIN32_FILE_ATTRIBUTE_DATA data{};
+  if (!GetFileAttributesExW(std::filesystem::path(path).c_str(), GetFileExInfoStandard, &data)) return std::nullopt;
+  const std::int64_t ticks = (std::int64_t{data.ftLastWriteTime.dwHighDateTime} << 32) | data.ftLastWriteTime.dwLowDateTime;
+  return (ticks - 116444736000000000) * 100;
 #endif
 }
 
