@@ -126,7 +126,7 @@ Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       remote_(RemoteTier::open(settings_)),
-      env_patterns_(parse_env_patterns(settings_.env_patterns)),
+      env_patterns_(keyed_patterns(parse_env_patterns(settings_.env_patterns))),
       memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
 
 Engine* Engine::instance() {
@@ -145,14 +145,17 @@ Engine* Engine::instance() {
 namespace {
 
 // The include search the compiler will really use: the app's options, then every driver flag
-// variable set in the environment (drivers append those after the app's options). Returns why the
+// variable set in the environment (drivers append those after the app's options), by name. Returns why the
 // search cannot be reproduced exactly, or empty.
 std::string include_search(const ProgramInputs& program, IncludeOptions* search) {
   *search = include_options(program.options);
   if (!search->not_understood.empty()) return "build options: " + search->not_understood + " changes the include search";
-  for (const std::string& name : driver_flag_variables()) {
-    const char* value = std::getenv(name.c_str());
-    if (!value || !*value) continue;
+  // program.environment already holds every driver flag variable that is set (keyed_environment).
+  for (const auto& [name, value] : program.environment) {
+    if (value.empty() || std::find(driver_flag_variables().begin(), driver_flag_variables().end(), name) ==
+                             driver_flag_variables().end()) {
+      continue;
+    }
     IncludeOptions extra = include_options(value);
     if (!extra.not_understood.empty()) return "driver flags: " + extra.not_understood + " in " + name;
     search->dirs.insert(search->dirs.end(), extra.dirs.begin(), extra.dirs.end());
@@ -168,7 +171,7 @@ PreparedProgram Engine::prepare(ProgramInputs program) const {
   Stopwatch watch;
   PreparedProgram prepared;
   prepared.inputs_read_at_ns = fileops::now_ns();  // before any header is read
-  program.environment = keyed_environment(env_patterns_);
+  program.environment = matching_environment(env_patterns_);  // env_keys + driver flag variables
   if (program.kind == ProgramKind::source || program.kind == ProgramKind::compiled) {
     IncludeOptions search;
     prepared.uncacheable = include_search(program, &search);

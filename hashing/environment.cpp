@@ -67,12 +67,15 @@ const std::vector<std::string>& driver_flag_variables() {
   return names;
 }
 
+std::vector<std::string> keyed_patterns(std::vector<std::string> patterns) {
+  patterns.insert(patterns.end(), driver_flag_variables().begin(), driver_flag_variables().end());
+  return patterns;
+}
+
+// matching_environment visits each variable of environ once, so a name matched by two patterns
+// appears once.
 std::vector<NameValue> keyed_environment(const std::vector<std::string>& patterns) {
-  std::vector<std::string> all = patterns;
-  all.insert(all.end(), driver_flag_variables().begin(), driver_flag_variables().end());
-  std::vector<NameValue> matched = matching_environment(all);
-  matched.erase(std::unique(matched.begin(), matched.end()), matched.end());
-  return matched;
+  return matching_environment(keyed_patterns(patterns));
 }
 
 }  // namespace jitcache

@@ -22,7 +22,9 @@ std::vector<NameValue> matching_environment(const std::vector<std::string>& patt
 // -include flags take part in the include scan.
 const std::vector<std::string>& driver_flag_variables();
 
-// `matching_environment` plus every set driver flag variable, sorted by name, without duplicates.
+// `patterns` plus the driver flag variables: what the key records.
+std::vector<std::string> keyed_patterns(std::vector<std::string> patterns);
+// matching_environment(keyed_patterns(patterns)): each variable once, sorted by name.
 std::vector<NameValue> keyed_environment(const std::vector<std::string>& patterns);
 
 }  // namespace jitcache
