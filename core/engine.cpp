@@ -149,7 +149,9 @@ namespace {
 // search cannot be reproduced exactly, or empty.
 std::string include_search(const ProgramInputs& program, IncludeOptions* search) {
   *search = include_options(program.options);
-  if (!search->not_understood.empty()) return "build options: " + search->not_understood + " changes the include search";
+  if (!search->not_understood.empty()) {
+    return "build options: " + search->not_understood + " changes the include search";
+  }
   // program.environment already holds every driver flag variable that is set (keyed_environment).
   for (const auto& [name, value] : program.environment) {
     if (value.empty() || std::find(driver_flag_variables().begin(), driver_flag_variables().end(), name) ==
@@ -458,7 +460,8 @@ void Engine::uncacheable(const ProgramInputs& program, const std::string& device
   nlohmann::json record = {{"time", iso8601_now()},   {"pid", fileops::current_process_id()}, {"api", to_string(program.api)},
                            {"kind", to_string(program.kind)}, {"device", device}, {"verdict", "uncacheable"},
                            {"reason", reason}};
-  BackgroundWriter::instance().post([this, record] { write_trace(settings_.trace_dir, record, nullptr, trace_retention()); });
+  BackgroundWriter::instance().post(
+      [this, record] { write_trace(settings_.trace_dir, record, nullptr, trace_retention()); });
 }
 
 nlohmann::json Engine::trace_record(const Lookup& lookup) const {

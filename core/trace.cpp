@@ -122,13 +122,19 @@ std::vector<TraceFile> trace_files(const fs::path& dir) {
 
 std::string trace_dir_problem(const fs::path& dir) {
   fileops::FileInfo info;
-  if (std::error_code error = fileops::stat_nofollow(dir, &info)) return "cannot inspect " + dir.string() + ": " + error.message();
+  if (std::error_code error = fileops::stat_nofollow(dir, &info)) {
+    return "cannot inspect " + dir.string() + ": " + error.message();
+  }
   if (info.kind == fileops::FileKind::missing) return {};
   if (info.kind == fileops::FileKind::symlink) return dir.string() + " is a symlink (fix: remove it)";
   if (info.kind != fileops::FileKind::directory) return dir.string() + " is not a folder";
 #ifndef _WIN32
-  if (info.owner != fileops::current_user()) return dir.string() + " is owned by another user (fix: use another trace_dir)";
-  if (info.mode & 022) return dir.string() + " is writable by other users (fix: use another trace_dir)";
+  if (info.owner != fileops::current_user()) {
+    return dir.string() + " is owned by another user (fix: set trace_dir to a private folder)";
+  }
+  if (info.mode & 022) {
+    return dir.string() + " is writable by other users (fix: remove it, or set trace_dir to a private folder)";
+  }
 #endif
   return {};
 }
@@ -170,7 +176,8 @@ TraceUsage prune_traces(const fs::path& dir, const TraceRetention& retention) {
     kept.bytes += file.info.size;
   }
   const std::int64_t now = fileops::now_ns();
-  const std::int64_t max_age_ns = static_cast<std::int64_t>(std::min<std::uint64_t>(retention.max_age_s, 1ull << 32)) * 1'000'000'000;
+  const std::int64_t max_age_ns =  // capped at ~136 years so that it cannot overflow
+      static_cast<std::int64_t>(std::min<std::uint64_t>(retention.max_age_s, 1ull << 32)) * 1'000'000'000;
   for (const TraceFile& file : files) {  // oldest first
     const bool too_old = retention.max_age_s > 0 && now - file.info.mtime_ns > max_age_ns;
     const bool too_many = retention.max_files > 0 && kept.files > retention.max_files;

@@ -148,7 +148,8 @@ std::optional<IncludeDirective> parse_include_line(std::string_view line) {
   while (end < line.size() && is_word_char(line[end])) ++end;
   const std::string_view word = line.substr(position, end - position);
   if (word == "include_next" || word == "embed") {
-    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + excerpt(line.substr(skip_spaces(line, 0))) + ")", false};
+    const std::string seen = excerpt(line.substr(skip_spaces(line, 0)));
+    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + seen + ")", false};
   }
   if (word != "include" && word != "import") return std::nullopt;
   position = skip_spaces(line, end);
@@ -174,7 +175,8 @@ void find_has_includes(std::string_view text, std::vector<IncludeDirective>* fou
     }
     std::optional<IncludeDirective> operand = header_operand(text, skip_spaces(text, position + 1));
     if (!operand) {
-      found->push_back({{}, false, "__has_include(" + excerpt(text.substr(position + 1, 40)) + ") with a macro operand", true});
+      const std::string seen = excerpt(text.substr(position + 1, 40));
+      found->push_back({{}, false, "__has_include(" + seen + ") with a macro operand", true});
       continue;
     }
     operand->probe_only = true;
@@ -222,8 +224,12 @@ class IncludeScanner {
         if (unresolved_.empty()) unresolved_ = include.unresolved;
         continue;
       }
-      if (headers_.size() >= kMaxHeaders) return mark_truncated("more than " + std::to_string(kMaxHeaders) + " headers");
-      if (depth >= kMaxIncludeDepth) return mark_truncated("includes nested deeper than " + std::to_string(kMaxIncludeDepth));
+      if (headers_.size() >= kMaxHeaders) {
+        return mark_truncated("more than " + std::to_string(kMaxHeaders) + " headers");
+      }
+      if (depth >= kMaxIncludeDepth) {
+        return mark_truncated("includes nested deeper than " + std::to_string(kMaxIncludeDepth));
+      }
       visit(include, including_dir, depth);
     }
   }

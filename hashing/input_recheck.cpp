@@ -29,7 +29,8 @@ std::optional<std::int64_t> last_change_ns(const std::string& path) {
   // the re-hash below catches the rest.
   WIN32_FILE_ATTRIBUTE_DATA data{};
   if (!GetFileAttributesExW(std::filesystem::path(path).c_str(), GetFileExInfoStandard, &data)) return std::nullopt;
-  const std::int64_t ticks = (std::int64_t{data.ftLastWriteTime.dwHighDateTime} << 32) | data.ftLastWriteTime.dwLowDateTime;
+  const std::int64_t ticks =
+      (std::int64_t{data.ftLastWriteTime.dwHighDateTime} << 32) | data.ftLastWriteTime.dwLowDateTime;
   return (ticks - 116444736000000000) * 100;
 #endif
 }

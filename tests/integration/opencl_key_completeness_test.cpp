@@ -117,7 +117,8 @@ TEST_F(KeyCompleteness, IncludeDirsFromDriverFlagsInTheEnvironmentAreFollowed) {
 }
 
 TEST_F(KeyCompleteness, HasIncludeProbeIsKeyed) {
-  write_text(kernel, std::string("#if __has_include(\"feat.h\")\n#define V 5\n#else\n#define V 1\n#endif\n") + kKernelBody);
+  write_text(kernel,
+             std::string("#if __has_include(\"feat.h\")\n#define V 5\n#else\n#define V 1\n#endif\n") + kKernelBody);
   const auto argv = app("-I " + src.string());
   run_cached(argv);
   EXPECT_EQ(run_cached(argv).verdicts["hit"], 1);

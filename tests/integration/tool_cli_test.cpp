@@ -287,8 +287,8 @@ TEST_F(ToolCli, DeeplyNestedSidecarAndTraceAreRejectedNotACrash) {
   write_text(cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".json"), deep);
   const fs::path trace = tmp / "deep-trace.json";
   write_text(trace, "{\"verdict\":\"miss\",\"components\":" + deep + "}");
-  for (const std::vector<std::string>& command :
-       {std::vector<std::string>{"ls"}, {"show", key.substr(0, 8)}, {"verify"}, {"explain", trace.string()}, {"stats"}}) {
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"ls"}, {"show", key.substr(0, 8)}, {"verify"},
+                                                  {"explain", trace.string()}, {"stats"}}) {
     RunResult result = tool(command);
     EXPECT_LT(result.exit_code, 128) << command[0] << " died: " << result.err;  // 128+: killed by a signal
   }
