@@ -14,6 +14,7 @@
 #include "core/trace.hpp"
 #include "hashing/environment.hpp"
 #include "hashing/include_scan.hpp"
+#include "hashing/input_recheck.hpp"
 #include "store/disk_store.hpp"
 #include "store/file_ops.hpp"
 
@@ -48,9 +49,11 @@ std::string time_dependence(std::string_view source) {
   return {};
 }
 
+// The counter of an uncacheable reason: its text up to the first ':' or '(' (the category, not
+// the header or option that caused it, so that stats.json keeps a bounded set of names).
 std::string counter_slug(const std::string& reason) {
   std::string slug;
-  for (char c : reason) {
+  for (char c : reason.substr(0, reason.find_first_of(":("))) {
     if (std::isalnum(static_cast<unsigned char>(c))) slug += static_cast<char>(std::tolower(c));
     else if (!slug.empty() && slug.back() != '_') slug += '_';
   }
@@ -128,7 +131,7 @@ Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
     : settings_(std::move(settings)),
       store_(std::move(store)),
       remote_(RemoteTier::open(settings_)),
-      env_patterns_(parse_env_patterns(settings_.env_patterns)),
+      env_patterns_(keyed_patterns(parse_env_patterns(settings_.env_patterns))),
       memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
 
 Engine* Engine::instance() {
@@ -144,18 +147,49 @@ Engine* Engine::instance() {
   return engine;
 }
 
+namespace {
+
+// The include search the compiler will really use: the app's options, then every driver flag
+// variable set in the environment (drivers append those after the app's options), by name. Returns why the
+// search cannot be reproduced exactly, or empty.
+std::string include_search(const ProgramInputs& program, IncludeOptions* search) {
+  *search = include_options(program.options);
+  if (!search->not_understood.empty()) {
+    return "build options: " + search->not_understood + " changes the include search";
+  }
+  // program.environment already holds every driver flag variable that is set (keyed_environment).
+  for (const auto& [name, value] : program.environment) {
+    if (value.empty() || std::find(driver_flag_variables().begin(), driver_flag_variables().end(), name) ==
+                             driver_flag_variables().end()) {
+      continue;
+    }
+    IncludeOptions extra = include_options(value);
+    if (!extra.not_understood.empty()) return "driver flags: " + extra.not_understood + " in " + name;
+    search->dirs.insert(search->dirs.end(), extra.dirs.begin(), extra.dirs.end());
+    search->forced_includes.insert(search->forced_includes.end(), extra.forced_includes.begin(),
+                                   extra.forced_includes.end());
+  }
+  return {};
+}
+
+}  // namespace
+
 PreparedProgram Engine::prepare(ProgramInputs program) const {
   Stopwatch watch;
   PreparedProgram prepared;
-  program.environment = matching_environment(env_patterns_);
+  prepared.inputs_read_at_ns = fileops::now_ns();  // before any header is read
+  program.environment = matching_environment(env_patterns_);  // env_keys + driver flag variables
   if (program.kind == ProgramKind::source || program.kind == ProgramKind::compiled) {
-    if (may_include(program.input)) {  // only then the working directory is needed
-      std::error_code ec;
-      std::vector<HeaderDependency> scanned = scan_includes(
-          program.input, include_dirs_from_options(program.options), std::filesystem::current_path(ec));
-      program.headers.insert(program.headers.end(), scanned.begin(), scanned.end());
+    IncludeOptions search;
+    prepared.uncacheable = include_search(program, &search);
+    if (prepared.uncacheable.empty() && (may_include(program.input) || !search.forced_includes.empty())) {
+      std::error_code ec;  // the working directory is needed only now
+      IncludeScan scan = scan_program_includes(program.input, search.dirs, search.forced_includes,
+                                               std::filesystem::current_path(ec));
+      program.headers.insert(program.headers.end(), scan.headers.begin(), scan.headers.end());
+      if (!scan.unresolved.empty()) prepared.uncacheable = "include scan: " + scan.unresolved;
     }
-    prepared.uncacheable = time_dependence(program.input);
+    if (prepared.uncacheable.empty()) prepared.uncacheable = time_dependence(program.input);
   }
   prepared.inputs = std::make_shared<const ProgramInputs>(std::move(program));
   prepared.prepare_us = watch.elapsed_us();
@@ -168,6 +202,7 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
   lookup.program = program.inputs;
   lookup.device = std::move(device);
   lookup.scope = context.memory_scope;
+  lookup.inputs_read_at_ns = program.inputs_read_at_ns;
   Stopwatch hashing;
   lookup.key = derive_key(*program.inputs, target);
   lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
@@ -358,6 +393,11 @@ std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar) {
 }
 
 void Engine::built(Lookup& lookup, BuildResult result) {
+  // The key holds the headers as they were when hashed; the build may have read other versions
+  // (an editor save, a checkout meanwhile). Such a binary is used by the app but never stored.
+  if (std::string changed = changed_input(lookup.program->headers, lookup.inputs_read_at_ns); !changed.empty()) {
+    return not_stored(lookup, std::move(result), "input changed during the build: " + changed);
+  }
   count(counter::miss);
   lookup.timings.build_us = result.build_us;
   nlohmann::json sidecar = {
@@ -405,6 +445,19 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   });
 }
 
+void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) {
+  count(counter::uncacheable_prefix + counter_slug(reason));
+  log_info(reason + " (" + lookup.key.key.hex() + ")");
+  lookup.timings.build_us = result.build_us;
+  lookup.verdict = Verdict::uncacheable;
+  lookup.reason = std::move(reason);
+  if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
+  if (remote_) remote_->abandon(lookup.key.key);
+  lookup.claim.reset();  // waiters retry and build for themselves
+  auto finished = std::make_shared<Lookup>(std::move(lookup));
+  BackgroundWriter::instance().post([this, finished] { end(*finished); });
+}
+
 bool Engine::awaited(const Lookup& lookup) const {
   if (remote_ && remote_->holds_lease(lookup.key.key)) return true;  // other nodes' waiters are unseen
   if (!lookup.claim) return false;
@@ -436,7 +489,8 @@ void Engine::uncacheable(const ProgramInputs& program, const std::string& device
   nlohmann::json record = {{"time", iso8601_now()},   {"pid", fileops::current_process_id()}, {"api", to_string(program.api)},
                            {"kind", to_string(program.kind)}, {"device", device}, {"verdict", "uncacheable"},
                            {"reason", reason}};
-  BackgroundWriter::instance().post([dir = settings_.trace_dir, record] { write_trace(dir, record, nullptr); });
+  BackgroundWriter::instance().post(
+      [this, record] { write_trace(settings_.trace_dir, record, nullptr, trace_retention()); });
 }
 
 nlohmann::json Engine::trace_record(const Lookup& lookup) const {
@@ -465,8 +519,12 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
   };
 }
 
+TraceRetention Engine::trace_retention() const {
+  return {settings_.trace_max_files, settings_.trace_max_size, settings_.trace_max_age_s};
+}
+
 void Engine::end(Lookup& lookup) {
-  if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get());
+  if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get(), trace_retention());
 }
 
 // Everything the exit waits for (background stores and traces, stats.lock, the hits lock) comes

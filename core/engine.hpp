@@ -21,6 +21,7 @@
 #include "core/memory_tier.hpp"
 #include "core/settings.hpp"
 #include "core/single_flight.hpp"
+#include "core/trace.hpp"
 #include "hashing/build_inputs.hpp"
 #include "hashing/key.hpp"
 
@@ -58,6 +59,7 @@ std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar);
 struct PreparedProgram {
   std::shared_ptr<const ProgramInputs> inputs;
   std::uint64_t prepare_us = 0;
+  std::int64_t inputs_read_at_ns = 0;  // wall clock before the headers were read (files' clock)
   std::string uncacheable;  // non-empty: do not cache, this is why
 };
 
@@ -86,6 +88,7 @@ struct Lookup {
   // adapter may report that failure without building; OpenCL builds anyway (see concurrency.md).
   std::string leader_failure;
   MemoryScope scope = kNoMemoryScope;
+  std::int64_t inputs_read_at_ns = 0;  // from PreparedProgram: headers changed after it are too new
   std::shared_ptr<LookupClaim> claim;  // released when the lookup ends (or is destroyed)
   Timings timings;
 
@@ -142,6 +145,10 @@ class Engine {
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   nlohmann::json trace_record(const Lookup& lookup) const;
+  TraceRetention trace_retention() const;
+  // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
+  // uncacheable; the app keeps using what it built.
+  void not_stored(Lookup& lookup, BuildResult result, std::string reason);
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
 
 namespace jitcache {
@@ -25,7 +26,7 @@ EntryHits parse(const std::filesystem::path& root) {
   fileops::File file;
   std::string text;
   if (fileops::File::open_read(hits_file(root), &file) || file.read_all(&text, kMaxFileBytes)) return hits;
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  nlohmann::json json = parse_untrusted_json(text);
   if (!json.is_object()) return hits;
   for (const auto& [key, value] : json.items()) {
     if (value.is_number_integer()) hits[key] = value.get<std::int64_t>();

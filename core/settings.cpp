@@ -29,6 +29,10 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"memory_max_size", "JITCACHE_MEM_MAX_SIZE", "64M", "byte budget of the in-process memory tier"},
     {"trace", "JITCACHE_TRACE", "0", "1 writes one BinaryCacheTrace JSON file per lookup"},
     {"trace_dir", "JITCACHE_TRACE_DIR", "", "where traces go; empty means <dir>/traces"},
+    {"trace_max_files", "JITCACHE_TRACE_MAX_FILES", "1000", "keep at most this many trace records (0 = no bound)"},
+    {"trace_max_size", "JITCACHE_TRACE_MAX_SIZE", "64M",
+     "keep trace records and input copies within this many bytes (0 = no bound)"},
+    {"trace_max_age", "JITCACHE_TRACE_MAX_AGE", "7d", "remove traces older than this (0 = never); e.g. 1d"},
     {"log", "JITCACHE_LOG", "", "unset: one warning per process; warn, info or debug: more"},
     {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
      "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
@@ -132,6 +136,22 @@ const char* to_string(SettingOrigin origin) {
   return "?";
 }
 
+std::string redacted_setting(std::string_view key, std::string_view value) {
+  if (value.empty()) return std::string(value);
+  if (key == "remote_hmac_key") return "***";
+  if (key != "remote") return std::string(value);
+  // [scheme://][user[:password]@]rest: credentials end at the first '@' (a password has no raw
+  // '@': it is percent-encoded). Without a ':' the one part may be the password: hidden too.
+  const std::size_t scheme = value.find("://");
+  const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  const std::size_t at = value.find('@', start);
+  if (at == std::string_view::npos) return std::string(value);
+  const std::string_view credentials = value.substr(start, at - start);
+  const std::size_t colon = credentials.find(':');
+  const std::string user = colon == std::string_view::npos ? "" : std::string(credentials.substr(0, colon));
+  return std::string(value.substr(0, start)) + user + ":***" + std::string(value.substr(at));
+}
+
 std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::string value = lowercase(trim(text));
   std::size_t digits = 0;
@@ -217,6 +237,14 @@ Settings load_settings() {
   settings.memory_max_size = size("memory_max_size");
   settings.trace = flag("trace");
   settings.trace_dir = text("trace_dir").empty() ? settings.dir / "traces" : std::filesystem::path(text("trace_dir"));
+  settings.trace_max_files = size("trace_max_files");  // a plain count
+  settings.trace_max_size = size("trace_max_size");
+  if (auto age = parse_duration_s(text("trace_max_age"))) {
+    settings.trace_max_age_s = *age;
+  } else {
+    settings.problems.push_back("trace_max_age: not a duration: '" + text("trace_max_age") + "'");
+    settings.trace_max_age_s = 7 * 86400;
+  }
   settings.log_level = parse_log_level(text("log"));
   settings.env_patterns = text("env_keys");
   settings.remote = text("remote");

@@ -40,6 +40,9 @@ struct Settings {
   std::uint64_t memory_max_size = 0;
   bool trace = false;
   std::filesystem::path trace_dir;
+  std::uint64_t trace_max_files = 0;  // trace retention (0: no bound each)
+  std::uint64_t trace_max_size = 0;
+  std::uint64_t trace_max_age_s = 0;
   int log_level = 0;  // 0: one warning per process, 1: every warning, 2: info, 3: debug
   std::string env_patterns;
   std::string remote;
@@ -54,6 +57,10 @@ struct Settings {
 
 // Reads the environment and the config file under the resolved root. Never throws.
 Settings load_settings();
+
+// A setting's value as it may be shown (jitcache config, logs): the HMAC key becomes "***" and a
+// remote URL loses its password. Every other value is returned as is.
+std::string redacted_setting(std::string_view key, std::string_view value);
 
 // Parsers shared with the tool: "1G", "512MiB", "100k", "12345" -> bytes; "7d", "12h", "30m",
 // "45s", "90" -> seconds; "1/true/yes/on" and "0/false/no/off".

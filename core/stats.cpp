@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/long_wait.hpp"
+#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
 
 namespace jitcache {
@@ -38,10 +39,10 @@ constexpr std::uint64_t kMaxStatsBytes = 1 << 20;
 
 CounterMap parse(const std::filesystem::path& file) {
   CounterMap counters;
-  fileops::File in;
+  fileops::File opened;
   std::string text;
-  if (fileops::File::open_read(file, &in) || in.read_all(&text, kMaxStatsBytes)) return counters;
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (fileops::File::open_read(file, &opened) || opened.read_all(&text, kMaxStatsBytes)) return counters;
+  nlohmann::json json = parse_untrusted_json(text);
   if (!json.is_object()) return counters;
   for (const auto& [name, value] : json.items()) {
     if (value.is_number_integer()) counters[name] = value.get<std::int64_t>();

@@ -22,6 +22,10 @@ bool matches(std::string_view pattern, std::string_view name) {
   return name == pattern;
 }
 
+bool is_own_setting(std::string_view name) {
+  return name.rfind("JITCACHE_", 0) == 0 || name == "BinaryCacheTrace";
+}
+
 bool matches_any(const std::vector<std::string>& patterns, std::string_view name) {
   return std::any_of(patterns.begin(), patterns.end(),
                      [name](const std::string& pattern) { return matches(pattern, name); });
@@ -50,10 +54,28 @@ std::vector<NameValue> matching_environment(const std::vector<std::string>& patt
     // "=C:=..." style entries (Windows) and malformed ones without '=' have no usable name.
     if (equals == std::string_view::npos || equals == 0) continue;
     const std::string_view name = text.substr(0, equals);
-    if (matches_any(patterns, name)) matched.emplace_back(name, text.substr(equals + 1));
+    if (!is_own_setting(name) && matches_any(patterns, name)) matched.emplace_back(name, text.substr(equals + 1));
   }
   std::sort(matched.begin(), matched.end());
   return matched;
+}
+
+const std::vector<std::string>& driver_flag_variables() {
+  static const std::vector<std::string> names = {"POCL_EXTRA_BUILD_FLAGS", "AMD_OCL_BUILD_OPTIONS",
+                                                 "AMD_OCL_BUILD_OPTIONS_APPEND", "CLOVER_EXTRA_BUILD_OPTIONS",
+                                                 "CLOVER_EXTRA_COMPILE_OPTIONS"};
+  return names;
+}
+
+std::vector<std::string> keyed_patterns(std::vector<std::string> patterns) {
+  patterns.insert(patterns.end(), driver_flag_variables().begin(), driver_flag_variables().end());
+  return patterns;
+}
+
+// matching_environment visits each variable of environ once, so a name matched by two patterns
+// appears once.
+std::vector<NameValue> keyed_environment(const std::vector<std::string>& patterns) {
+  return matching_environment(keyed_patterns(patterns));
 }
 
 }  // namespace jitcache

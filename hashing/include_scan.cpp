@@ -1,6 +1,8 @@
 #include "hashing/include_scan.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <optional>
@@ -96,6 +98,10 @@ std::string strip_comments(std::string_view source) {
 struct IncludeDirective {
   std::string name;
   bool quoted = false;
+  // Non-empty: the directive names a header the scan cannot resolve exactly (a macro operand,
+  // #include_next, #embed); `name` is then empty and this says what was seen.
+  std::string unresolved;
+  bool probe_only = false;  // __has_include: the header's presence matters, it is not read
 };
 
 std::size_t skip_spaces(std::string_view line, std::size_t position) {
@@ -103,24 +109,80 @@ std::size_t skip_spaces(std::string_view line, std::size_t position) {
   return position;
 }
 
-// `# include "x"` or `#include <x>`; macro includes (#include NAME) cannot be resolved here.
-std::optional<IncludeDirective> parse_include_line(std::string_view line) {
-  std::size_t position = skip_spaces(line, 0);
-  if (position >= line.size() || line[position] != '#') return std::nullopt;
-  position = skip_spaces(line, position + 1);
-  constexpr std::string_view kInclude = "include";
-  if (line.substr(position, kInclude.size()) != kInclude) return std::nullopt;
-  position = skip_spaces(line, position + kInclude.size());
-  if (position >= line.size()) return std::nullopt;
-  const char open = line[position];
-  const char close = open == '"' ? '"' : open == '<' ? '>' : '\0';
-  if (close == '\0') return std::nullopt;
-  const std::size_t end = line.find(close, position + 1);
-  if (end == std::string_view::npos || end == position + 1) return std::nullopt;
-  return IncludeDirective{std::string(line.substr(position + 1, end - position - 1)), open == '"'};
+bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The directive introducer: '#', or its digraph "%:" and trigraph "??=" spellings, which the
+// compiler's preprocessor reads the same way.
+std::size_t directive_start(std::string_view line) {
+  const std::size_t position = skip_spaces(line, 0);
+  if (line.substr(position, 1) == "#") return position + 1;
+  if (line.substr(position, 2) == "%:") return position + 2;
+  if (line.substr(position, 3) == "?\?=") return position + 3;
+  return std::string_view::npos;
 }
 
-bool is_word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// `"name"` or `<name>` at `position`; nullopt when the operand is anything else (a macro).
+std::optional<IncludeDirective> header_operand(std::string_view text, std::size_t position) {
+  if (position >= text.size()) return std::nullopt;
+  const char open = text[position];
+  const char close = open == '"' ? '"' : open == '<' ? '>' : '\0';
+  if (close == '\0') return std::nullopt;
+  const std::size_t end = text.find(close, position + 1);
+  if (end == std::string_view::npos || end == position + 1) return std::nullopt;
+  return IncludeDirective{std::string(text.substr(position + 1, end - position - 1)), open == '"', {}, false};
+}
+
+std::string excerpt(std::string_view text) {
+  std::string out(text.substr(0, 80));
+  while (!out.empty() && is_space(out.back())) out.pop_back();
+  return out;
+}
+
+// `# include "x"`, `%:include <x>`, `#import "x"`; `#include NAME` (computed), `#include_next`
+// and `#embed` come back unresolved.
+std::optional<IncludeDirective> parse_include_line(std::string_view line) {
+  std::size_t position = directive_start(line);
+  if (position == std::string_view::npos) return std::nullopt;
+  position = skip_spaces(line, position);
+  std::size_t end = position;
+  while (end < line.size() && is_word_char(line[end])) ++end;
+  const std::string_view word = line.substr(position, end - position);
+  if (word == "include_next" || word == "embed") {
+    const std::string seen = excerpt(line.substr(skip_spaces(line, 0)));
+    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + seen + ")", false};
+  }
+  if (word != "include" && word != "import") return std::nullopt;
+  position = skip_spaces(line, end);
+  if (auto operand = header_operand(line, position)) return operand;
+  return IncludeDirective{{}, false, "computed #include (" + excerpt(line.substr(skip_spaces(line, 0))) + ")", false};
+}
+
+// Every __has_include("x") / __has_include(<x>) in `text`; a macro operand or
+// __has_include_next comes back unresolved.
+void find_has_includes(std::string_view text, std::vector<IncludeDirective>* found) {
+  constexpr std::string_view kProbe = "__has_include";
+  for (std::size_t at = text.find(kProbe); at != std::string_view::npos; at = text.find(kProbe, at + 1)) {
+    std::size_t position = at + kProbe.size();
+    if (text.substr(position, 5) == "_next") {
+      found->push_back({{}, false, "__has_include_next", true});
+      continue;
+    }
+    if (position < text.size() && is_word_char(text[position])) continue;  // another identifier
+    position = skip_spaces(text, position);
+    if (text.substr(position, 1) != "(") {
+      found->push_back({{}, false, "__has_include without a literal operand", true});
+      continue;
+    }
+    std::optional<IncludeDirective> operand = header_operand(text, skip_spaces(text, position + 1));
+    if (!operand) {
+      const std::string seen = excerpt(text.substr(position + 1, 40));
+      found->push_back({{}, false, "__has_include(" + seen + ") with a macro operand", true});
+      continue;
+    }
+    operand->probe_only = true;
+    found->push_back(std::move(*operand));
+  }
+}
 
 std::vector<IncludeDirective> find_includes(std::string_view source) {
   if (!may_include(source)) return {};
@@ -135,6 +197,7 @@ std::vector<IncludeDirective> find_includes(std::string_view source) {
     }
     start = end + 1;
   }
+  find_has_includes(text, &includes);
   return includes;
 }
 
@@ -157,12 +220,27 @@ class IncludeScanner {
   void scan(std::string_view source, const fs::path& including_dir, int depth) {
     for (const IncludeDirective& include : find_includes(source)) {
       if (truncated_) return;
-      if (headers_.size() >= kMaxHeaders || depth >= kMaxIncludeDepth) return mark_truncated();
+      if (!include.unresolved.empty()) {
+        if (unresolved_.empty()) unresolved_ = include.unresolved;
+        continue;
+      }
+      if (headers_.size() >= kMaxHeaders) {
+        return mark_truncated("more than " + std::to_string(kMaxHeaders) + " headers");
+      }
+      if (depth >= kMaxIncludeDepth) {
+        return mark_truncated("includes nested deeper than " + std::to_string(kMaxIncludeDepth));
+      }
       visit(include, including_dir, depth);
     }
   }
 
-  std::vector<HeaderDependency> take() { return std::move(headers_); }
+  // `-include FILE`: read as if `#include "FILE"` were the first line of the source.
+  void scan_forced(const std::string& name) {
+    if (truncated_) return;
+    visit(IncludeDirective{name, true, {}, false}, working_dir_, 0);
+  }
+
+  IncludeScan take() { return {std::move(headers_), std::move(unresolved_)}; }
 
  private:
   void visit(const IncludeDirective& include, const fs::path& including_dir, int depth) {
@@ -172,7 +250,8 @@ class IncludeScanner {
     const std::optional<std::string> contents = read_file(*path);
     if (!contents) return record_missing(include.name);
     headers_.push_back({include.name, path->string(), true, xxh3_128(*contents)});
-    scan(*contents, path->parent_path(), depth + 1);
+    // __has_include only asks whether the file exists; an #include of it is found on its own.
+    if (!include.probe_only) scan(*contents, path->parent_path(), depth + 1);
   }
 
   // First regular file along the search order, as a canonical path (symlinks resolved) so the
@@ -197,9 +276,10 @@ class IncludeScanner {
     headers_.push_back({name, "", false, Digest128{}});
   }
 
-  void mark_truncated() {
+  void mark_truncated(const std::string& why) {
     truncated_ = true;
     headers_.push_back({kTruncatedMarker, "", false, Digest128{}});
+    unresolved_ = "include scan cut short: " + why;
   }
 
   std::vector<fs::path> include_dirs_;
@@ -207,44 +287,84 @@ class IncludeScanner {
   std::vector<HeaderDependency> headers_;
   std::set<std::string> seen_paths_;
   std::set<std::string> missing_names_;
+  std::string unresolved_;
   bool truncated_ = false;
 };
 
 }  // namespace
 
-// Every '#' followed (after blanks) by another word, with no comment or backslash-newline that
-// could hide an include: the full scan, which copies the source and costs ~10 ns per byte (1 ms of
-// a 100 KiB memory hit), is skipped. '#' is rare in kernels.
-bool may_include(std::string_view source) {
-  for (std::size_t hash = source.find('#'); hash != std::string_view::npos; hash = source.find('#', hash + 1)) {
-    std::size_t word = hash + 1;
-    while (word < source.size() && is_space(source[word])) ++word;
-    std::size_t end = word;
-    while (end < source.size() && is_word_char(source[end])) ++end;
-    if (source.substr(word, end - word) == "include") return true;
-    if (end < source.size() && (source[end] == '\\' || source[end] == '/')) return true;
-  }
-  return false;
+// True when the directive word at `word` (after blanks) is "include..."/"import"/"embed", or a
+// comment or backslash-newline that could hide one follows the introducer.
+bool directive_may_include(std::string_view source, std::size_t word) {
+  while (word < source.size() && is_space(source[word])) ++word;
+  std::size_t end = word;
+  while (end < source.size() && is_word_char(source[end])) ++end;
+  const std::string_view directive = source.substr(word, end - word);
+  if (directive.substr(0, 7) == "include" || directive == "import" || directive == "embed") return true;
+  return end < source.size() && (source[end] == '\\' || source[end] == '/');
 }
 
-std::vector<fs::path> include_dirs_from_options(std::string_view options) {
-  std::vector<fs::path> dirs;
+// True when some '#' (or "%:", "??=") introduces a directive that may name a header, or the text
+// probes __has_include: otherwise the full scan, which copies the source and costs ~10 ns per
+// byte (1 ms of a 100 KiB memory hit), is skipped. Each search runs on a rare first character
+// (memchr speed); "__has_include" starts with '_', frequent in OpenCL C, so it is searched with
+// Boyer-Moore-Horspool.
+bool may_include(std::string_view source) {
+  for (std::size_t at = source.find('#'); at != std::string_view::npos; at = source.find('#', at + 1)) {
+    if (directive_may_include(source, at + 1)) return true;
+  }
+  for (std::size_t at = source.find("%:"); at != std::string_view::npos; at = source.find("%:", at + 1)) {
+    if (directive_may_include(source, at + 2)) return true;
+  }
+  for (std::size_t at = source.find("?\?="); at != std::string_view::npos; at = source.find("?\?=", at + 1)) {
+    if (directive_may_include(source, at + 3)) return true;
+  }
+  static constexpr std::string_view kProbe = "__has_include";
+  static const std::boyer_moore_horspool_searcher searcher(kProbe.begin(), kProbe.end());
+  return std::search(source.begin(), source.end(), searcher) != source.end();
+}
+
+IncludeOptions include_options(std::string_view options) {
+  IncludeOptions result;
+  std::size_t quotes = 0;
+  for (char c : options) quotes += c == '"';
+  if (quotes % 2 != 0) result.not_understood = "an unclosed quote";
   const std::vector<std::string> words = split_words(options);
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& word = words[i];
-    if (word.rfind("-I", 0) != 0) continue;
-    if (word.size() > 2) dirs.emplace_back(word.substr(2));
-    else if (i + 1 < words.size()) dirs.emplace_back(words[++i]);
+    auto operand = [&](std::size_t prefix) -> std::optional<std::string> {
+      if (word.size() > prefix) return word.substr(prefix);
+      if (i + 1 < words.size()) return words[++i];
+      return std::nullopt;
+    };
+    if (word == "-include") {
+      if (auto file = operand(word.size())) result.forced_includes.push_back(*file);
+    } else if (word.rfind("-I", 0) == 0) {
+      if (auto dir = operand(2)) result.dirs.emplace_back(*dir);
+    } else if ((word.rfind("-i", 0) == 0 || word.rfind("--", 0) == 0 || word == "-nostdinc" || word == "-F") &&
+               result.not_understood.empty()) {
+      // -isystem, -iquote, -idirafter, -imacros, -iprefix, --include-directory=...: each changes
+      // which file a name resolves to in a way the scan does not model.
+      result.not_understood = "the option " + word;
+    }
   }
-  return dirs;
+  return result;
+}
+
+std::vector<fs::path> include_dirs_from_options(std::string_view options) { return include_options(options).dirs; }
+
+IncludeScan scan_program_includes(std::string_view source, const std::vector<fs::path>& include_dirs,
+                                  const std::vector<std::string>& forced_includes, const fs::path& working_dir) {
+  IncludeScanner scanner(include_dirs, working_dir);
+  for (const std::string& name : forced_includes) scanner.scan_forced(name);
+  scanner.scan(source, working_dir, 0);
+  return scanner.take();
 }
 
 std::vector<HeaderDependency> scan_includes(std::string_view source,
                                             const std::vector<fs::path>& include_dirs,
                                             const fs::path& working_dir) {
-  IncludeScanner scanner(include_dirs, working_dir);
-  scanner.scan(source, working_dir, 0);
-  return scanner.take();
+  return scan_program_includes(source, include_dirs, {}, working_dir).headers;
 }
 
 }  // namespace jitcache

@@ -15,12 +15,35 @@ namespace jitcache {
 // -I dirs from build options, both "-I dir" and "-Idir" forms, quoted paths honoured.
 std::vector<std::filesystem::path> include_dirs_from_options(std::string_view options);
 
-// False only when no directive in `source` can be an #include (then scan_includes finds nothing).
+// False only when nothing in `source` can name a header: no #include (also spelled %:include or
+// ??=include) and no __has_include (then scan_includes finds nothing).
 bool may_include(std::string_view source);
+
+// What a compiler's command line adds to the include search: -I dirs, -include files, and the
+// first option that changes the search in a way the scan does not model (-isystem, -iquote,
+// -imacros, --include-directory...) or text it cannot split (an unclosed quote).
+struct IncludeOptions {
+  std::vector<std::filesystem::path> dirs;
+  std::vector<std::string> forced_includes;  // -include FILE, in order
+  std::string not_understood;                // non-empty: the scan cannot be exact; this is why
+};
+IncludeOptions include_options(std::string_view options);
+
+// The scan's complete answer. `unresolved` is non-empty when the scan could not follow every
+// header exactly (a computed #include NAME, __has_include(NAME), #include_next, a chain deeper or
+// wider than the bounds): such a build must not be cached, since the key might miss an input.
+struct IncludeScan {
+  std::vector<HeaderDependency> headers;
+  std::string unresolved;
+};
+IncludeScan scan_program_includes(std::string_view source, const std::vector<std::filesystem::path>& include_dirs,
+                                  const std::vector<std::string>& forced_includes,
+                                  const std::filesystem::path& working_dir);
 
 // Scans `source` (the program text itself lives in the working directory for resolution
 // purposes). Each distinct resolved header appears once; cycles terminate; unresolvable ones are
-// recorded with found = false. Order is deterministic (first-seen order).
+// recorded with found = false. Order is deterministic (first-seen order). When the scan is cut
+// short the last entry is a "<include scan truncated>" marker (scan_program_includes says why).
 std::vector<HeaderDependency> scan_includes(std::string_view source,
                                             const std::vector<std::filesystem::path>& include_dirs,
                                             const std::filesystem::path& working_dir);

@@ -1,5 +1,6 @@
 #include "store/entry_check.hpp"
 
+#include "hashing/bounded_json.hpp"
 #include "hashing/digest.hpp"
 
 namespace jitcache::store_detail {
@@ -74,7 +75,7 @@ EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths) {
     return fail(std::move(check), State::io_error, "cannot read sidecar: " + error.message());
   }
 
-  check.sidecar = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  check.sidecar = parse_untrusted_json(text);
   if (check.sidecar.is_discarded()) return fail(std::move(check), State::bad, "sidecar is not valid JSON");
   if (!check.sidecar.is_object()) return fail(std::move(check), State::bad, "sidecar is not a JSON object");
   const auto size_field = check.sidecar.find(kSizeField);

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 
+#include "hashing/bounded_json.hpp"
 #include "store/hmac_sha256.hpp"
 
 namespace jitcache {
@@ -92,7 +93,7 @@ DecodedRecord decode_record(const Digest128& expected_key, std::string_view reco
   if (xxh3_128(framed) != get_digest(body, framed.size())) return reject(RecordCheck::corrupt, "checksum mismatch");
   if (get_digest(body, 8) != expected_key) return reject(RecordCheck::corrupt, "record belongs to another key");
   DecodedRecord decoded;
-  decoded.sidecar = nlohmann::json::parse(body.substr(kHeaderSize, sidecar_size), nullptr, false);
+  decoded.sidecar = parse_untrusted_json(body.substr(kHeaderSize, sidecar_size));
   if (!decoded.sidecar.is_object()) return reject(RecordCheck::corrupt, "sidecar is not a JSON object");
   decoded.binary = std::string(body.substr(kHeaderSize + sidecar_size, binary_size));
   decoded.check = RecordCheck::ok;

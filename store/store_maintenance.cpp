@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "store/disk_store_impl.hpp"
+#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
 
 namespace jitcache {
@@ -32,7 +33,7 @@ nlohmann::json read_sidecar(const store_detail::StoreLayout& layout, const std::
       file.read_all(&text, store_detail::kMaxSidecarBytes)) {
     return nullptr;
   }
-  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  auto parsed = parse_untrusted_json(text);
   return parsed.is_discarded() ? nlohmann::json(nullptr) : parsed;
 }
 

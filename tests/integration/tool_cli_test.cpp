@@ -276,6 +276,25 @@ TEST_F(ToolCli, RunPassesExitCodeSignalsAndEnvironmentThrough) {
   EXPECT_EQ(tool({"run"}).exit_code, 2);
 }
 
+// A sidecar or trace nested a million deep (hostile or damaged): every command reports it as
+// corrupt or unreadable instead of overflowing its stack (issue 14.6).
+TEST_F(ToolCli, DeeplyNestedSidecarAndTraceAreRejectedNotACrash) {
+  run_example();
+  json listing = tool_json({"ls"});
+  ASSERT_EQ(listing["entries"].size(), 2u);
+  const std::string key = listing["entries"][0]["key"];
+  const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
+  write_text(cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".json"), deep);
+  const fs::path trace = tmp / "deep-trace.json";
+  write_text(trace, "{\"verdict\":\"miss\",\"components\":" + deep + "}");
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"ls"}, {"show", key.substr(0, 8)}, {"verify"},
+                                                  {"explain", trace.string()}, {"stats"}}) {
+    RunResult result = tool(command);
+    EXPECT_LT(result.exit_code, 128) << command[0] << " died: " << result.err;  // 128+: killed by a signal
+  }
+  EXPECT_EQ(tool_json({"verify"}, 1)["ok"], false);  // the entry is reported, not trusted
+}
+
 TEST_F(ToolCli, ConfigSaysWhereEachSettingCameFrom) {
   fs::create_directories(cache);
   fs::permissions(cache, fs::perms::owner_all, fs::perm_options::replace);
@@ -291,6 +310,47 @@ TEST_F(ToolCli, ConfigSaysWhereEachSettingCameFrom) {
   EXPECT_EQ(by_key["max_age"]["origin"], "file");
   EXPECT_EQ(by_key["read_only"]["origin"], "default");
   EXPECT_EQ(by_key["dir"]["value"], cache.string());
+}
+
+// Traces are counted by `stats` and removed by `clear` with the entries (issue 15.10).
+TEST_F(ToolCli, StatsCountsTracesAndClearRemovesThem) {
+  run_example();
+  json stats = tool_json({"stats"});
+  EXPECT_EQ(stats["traces"]["files"], 2);
+  EXPECT_GT(stats["traces"]["bytes"].get<std::uint64_t>(), 0u);
+  json cleared = tool_json({"clear"});
+  EXPECT_EQ(cleared["removed_traces"], 2);
+  EXPECT_EQ(tool_json({"stats"})["traces"]["files"], 0);
+}
+
+// The remote password and the HMAC key never leave the process: not in `config` (text or JSON),
+// and not in sidecars or traces even when env_keys matches everything (issue 15.9).
+TEST_F(ToolCli, SecretsAreNeverShownOrRecorded) {
+  const std::map<std::string, std::string> secrets = {
+      {"JITCACHE_REMOTE", "redis://alice:Pa55word@127.0.0.1:1/0"}, {"JITCACHE_REMOTE_HMAC_KEY", "TopSecretKey"}};
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"config"}, {"config", "--json"}}) {
+    RunResult result = tool(command, secrets);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out.find("Pa55word"), std::string::npos) << result.out;
+    EXPECT_EQ(result.out.find("TopSecretKey"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("alice:***@127.0.0.1"), std::string::npos) << result.out;
+  }
+  for (const char* patterns : {"*", "JITCACHE_*"}) {
+    std::map<std::string, std::string> env = secrets;
+    env["JITCACHE_ENV_KEYS"] = patterns;
+    env["JITCACHE_REMOTE_CONNECT_TIMEOUT_MS"] = "20";
+    run_example({}, env);
+  }
+  ASSERT_FALSE(entry_binaries(cache).empty());
+  std::size_t files = 0;
+  for (const auto& item : fs::recursive_directory_iterator(cache)) {
+    if (!item.is_regular_file() || item.path().extension() == ".bin") continue;
+    const std::string text = read_text(item.path());
+    ++files;
+    EXPECT_EQ(text.find("Pa55word"), std::string::npos) << item.path();
+    EXPECT_EQ(text.find("TopSecretKey"), std::string::npos) << item.path();
+  }
+  EXPECT_GT(files, 4u);  // sidecars and traces were read
 }
 
 }  // namespace

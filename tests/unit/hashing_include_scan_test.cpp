@@ -199,5 +199,84 @@ TEST_F(IncludeScanTest, HeaderContentChangeChangesTheKey) {
   EXPECT_NE(key_now(), after);  // now recorded as missing
 }
 
+// What the scan cannot follow exactly is reported, so the engine can refuse to cache the build.
+class IncludeScanRule : public IncludeScanTest {
+ protected:
+  IncludeScan full(std::string_view source, const std::vector<fs::path>& dirs = {},
+                   const std::vector<std::string>& forced = {}) {
+    return scan_program_includes(source, dirs, forced, root_);
+  }
+};
+
+TEST_F(IncludeScanRule, ComputedIncludeIsUnresolved) {
+  write("cfg.h", "#define K 1\n");
+  const std::string source = "#define CFG \"cfg.h\"\n#include CFG\n__kernel void k() {}\n";
+  EXPECT_TRUE(may_include(source));
+  const IncludeScan scan = full(source);
+  EXPECT_NE(scan.unresolved.find("computed #include"), std::string::npos) << scan.unresolved;
+  EXPECT_NE(scan.unresolved.find("CFG"), std::string::npos);
+  EXPECT_TRUE(full("#include \"cfg.h\"\n").unresolved.empty());
+}
+
+TEST_F(IncludeScanRule, DigraphAndTrigraphIncludesAreFollowed) {
+  write("cfg.h", "#define K 1\n");
+  for (const std::string source : {"%:include \"cfg.h\"\n", "  %: include <cfg.h>\n", "?\?=include \"cfg.h\"\n"}) {
+    EXPECT_TRUE(may_include(source)) << source;
+    const IncludeScan scan = full(source);
+    EXPECT_TRUE(scan.unresolved.empty()) << source;
+    EXPECT_EQ(names(scan.headers), (std::vector<std::string>{"cfg.h"})) << source;
+  }
+  EXPECT_FALSE(may_include("__kernel void k(__global int* a) { a[0] = 7 % 3; }\n"));
+}
+
+TEST_F(IncludeScanRule, HasIncludeRecordsThePresenceOfTheHeader) {
+  const std::string source = "#if __has_include(\"feat.h\")\n#define F 1\n#endif\n";
+  EXPECT_TRUE(may_include(source));
+  const IncludeScan absent = full(source);
+  EXPECT_TRUE(absent.unresolved.empty());
+  ASSERT_EQ(absent.headers.size(), 1u);
+  EXPECT_FALSE(absent.headers[0].found);
+  write("feat.h", "");
+  const IncludeScan present = full(source);
+  ASSERT_EQ(present.headers.size(), 1u);
+  EXPECT_TRUE(present.headers[0].found);  // so creating the file changes the key
+  EXPECT_NE(full("#if __has_include(FEAT)\n#endif\n").unresolved, "");
+  EXPECT_NE(full("#if __has_include_next(<x.h>)\n#endif\n").unresolved, "");
+}
+
+TEST_F(IncludeScanRule, IncludeNextAndEmbedAreUnresolved) {
+  EXPECT_NE(full("#include_next <x.h>\n").unresolved.find("include_next"), std::string::npos);
+  EXPECT_NE(full("#embed \"x.bin\"\n").unresolved.find("embed"), std::string::npos);
+}
+
+TEST_F(IncludeScanRule, CutShortScansAreUnresolved) {
+  for (int i = 0; i < 100; ++i) {
+    write("h" + std::to_string(i) + ".h", "#include \"h" + std::to_string(i + 1) + ".h\"\n");
+  }
+  EXPECT_NE(full("#include \"h0.h\"\n").unresolved.find("deeper than 64"), std::string::npos);
+
+  std::string wide;
+  for (int i = 0; i < 4100; ++i) wide += "#include \"w" + std::to_string(i) + ".h\"\n";  // missing ones count
+  EXPECT_NE(full(wide).unresolved.find("more than 4096"), std::string::npos);
+}
+
+TEST_F(IncludeScanRule, ForcedIncludesAreScannedFirst) {
+  write("forced.h", "#include \"inner.h\"\n");
+  write("inner.h", "");
+  const IncludeScan scan = full("__kernel void k() {}\n", {}, {"forced.h"});
+  EXPECT_EQ(names(scan.headers), (std::vector<std::string>{"forced.h", "inner.h"}));
+}
+
+TEST(IncludeOptions, IncludeFilesAndUnmodelledSearchOptions) {
+  const IncludeOptions parsed = include_options("-I a -include pre.h -Ib -DX=1 -cl-fast-relaxed-math");
+  EXPECT_EQ(parsed.dirs, (std::vector<fs::path>{"a", "b"}));
+  EXPECT_EQ(parsed.forced_includes, (std::vector<std::string>{"pre.h"}));
+  EXPECT_TRUE(parsed.not_understood.empty());
+  for (const char* options : {"-isystem /x", "-iquote q", "-imacros m.h", "--include-directory=/d", "-idirafter d",
+                              "-includepre.h", "-I\"unclosed"}) {
+    EXPECT_FALSE(include_options(options).not_understood.empty()) << options;
+  }
+}
+
 }  // namespace
 }  // namespace jitcache

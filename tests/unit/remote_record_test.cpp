@@ -99,5 +99,27 @@ TEST(RemoteRecord, InvalidUtf8InTheSidecarIsReplacedNotThrown) {
   EXPECT_TRUE(decoded.sidecar["build_log"].is_string());
 }
 
+// A record from the server (hostile or damaged) whose sidecar nests a million deep: corrupt, never
+// a document that overflows the stack of whatever walks it later (issue 14.6). The record is
+// otherwise valid: the right key and checksum, framed as encode_record frames it.
+TEST(RemoteRecord, DeeplyNestedSidecarIsCorrupt) {
+  const std::string deep = "{\"a\":" + std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}";
+  const std::string genuine = encode_record(kKey, kBinary, nlohmann::json::object(), "");
+  const std::string header = genuine.substr(0, 24);  // magic, flags, key
+  std::string record = header;
+  auto put_le = [&](std::uint64_t value, int bytes) {
+    for (int i = 0; i < bytes; ++i) record += static_cast<char>((value >> (8 * i)) & 0xff);
+  };
+  put_le(deep.size(), 4);
+  put_le(kBinary.size(), 8);
+  record += deep;
+  record += kBinary;
+  const Digest128 checksum = xxh3_128(record);
+  put_le(checksum.high, 8);
+  put_le(checksum.low, 8);
+  const DecodedRecord decoded = decode_record(kKey, record, "");
+  EXPECT_EQ(decoded.check, RecordCheck::corrupt) << decoded.reason;
+}
+
 }  // namespace
 }  // namespace jitcache

@@ -16,7 +16,8 @@ int show_config(bool json) {
     nlohmann::json list = nlohmann::json::array();
     for (const SettingDefinition& definition : setting_definitions()) {
       const RawSetting& raw = settings.raw.at(definition.key);
-      list.push_back({{"key", definition.key}, {"env", definition.env}, {"value", raw.value},
+      list.push_back({{"key", definition.key}, {"env", definition.env},
+                      {"value", redacted_setting(definition.key, raw.value)},
                       {"origin", to_string(raw.origin)}, {"default", definition.default_value},
                       {"meaning", definition.meaning}});
     }
@@ -28,7 +29,7 @@ int show_config(bool json) {
   Table table({"KEY", "VALUE", "FROM", "VARIABLE"});
   for (const SettingDefinition& definition : setting_definitions()) {
     const RawSetting& raw = settings.raw.at(definition.key);
-    std::string value = raw.value.empty() ? "(empty)" : raw.value;
+    std::string value = raw.value.empty() ? "(empty)" : redacted_setting(definition.key, raw.value);
     if (value.size() > 60) value = value.substr(0, 58) + "..";
     table.add({definition.key, value, to_string(raw.origin), definition.env});
   }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "store/file_ops.hpp"
+#include "hashing/bounded_json.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/explain.hpp"
 #include "tools/lib/format.hpp"
@@ -26,9 +27,10 @@ struct ExplainOptions {
 };
 
 std::optional<json> read_json(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) return std::nullopt;
-  json parsed = json::parse(in, nullptr, false);
+  fileops::File opened;
+  std::string text;
+  if (fileops::File::open_read(file, &opened) || opened.read_all(&text, kMaxJsonBytes)) return std::nullopt;
+  json parsed = parse_untrusted_json(text);
   if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
   return parsed;
 }

@@ -7,6 +7,7 @@
 
 #include "core/entry_hits.hpp"
 #include "core/stats.hpp"
+#include "core/trace.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -121,12 +122,18 @@ int clear_store(const ClearOptions& options) {
   const EvictionReport report = store->clear();
   forget_removed_entries(*store);
   const SizeInfo left = store->size();
+  // Traces inline kernel sources: clearing the cache clears them too (a refused folder is left).
+  std::string trace_error;
+  const TraceUsage traces = clear_traces(settings.trace_dir, &trace_error);
+  if (!trace_error.empty()) std::fprintf(stderr, "jitcache: traces not cleared: %s\n", trace_error.c_str());
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"removed_entries", report.removed_entries},
-                {"removed_bytes", report.removed_bytes}, {"entries", left.entries}});
+                {"removed_bytes", report.removed_bytes}, {"entries", left.entries},
+                {"removed_traces", traces.files}, {"removed_trace_bytes", traces.bytes}});
   } else {
-    std::printf("Removed %llu entries (%s) from %s\n", static_cast<unsigned long long>(report.removed_entries),
-                format_size(report.removed_bytes).c_str(), settings.dir.string().c_str());
+    std::printf("Removed %llu entries (%s) and %llu traces from %s\n",
+                static_cast<unsigned long long>(report.removed_entries), format_size(report.removed_bytes).c_str(),
+                static_cast<unsigned long long>(traces.files), settings.dir.string().c_str());
   }
   return left.entries == 0 ? 0 : report_error("clear: " + std::to_string(left.entries) + " entries could not be removed");
 }

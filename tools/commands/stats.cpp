@@ -4,6 +4,7 @@
 
 #include "core/settings.hpp"
 #include "core/stats.hpp"
+#include "core/trace.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -23,6 +24,7 @@ const std::vector<const char*> kKnownCounters = {
     counter::bytes_stored, counter::time_saved_us};
 
 nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size) {
+  const TraceUsage traces = trace_usage(settings.trace_dir);
   CounterMap counters = stored;
   for (const char* name : kKnownCounters) counters.emplace(name, 0);
   nlohmann::json uncacheable = nlohmann::json::object();
@@ -44,7 +46,9 @@ nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, co
           {"hit_rate", lookups > 0 ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
           {"uncacheable", uncacheable},
           {"uncacheable_total", uncacheable_total},
-          {"store", {{"entries", size.entries}, {"bytes", size.bytes}, {"max_bytes", settings.max_size}}}};
+          {"store", {{"entries", size.entries}, {"bytes", size.bytes}, {"max_bytes", settings.max_size}}},
+          {"traces", {{"dir", settings.trace_dir.string()}, {"files", traces.files}, {"bytes", traces.bytes},
+                      {"max_files", settings.trace_max_files}, {"max_bytes", settings.trace_max_size}}}};
 }
 
 std::string percent(double fraction) {
@@ -62,6 +66,10 @@ void print_human(const nlohmann::json& stats) {
   table.add({"Entries", std::to_string(stats["store"]["entries"].get<std::uint64_t>())});
   table.add({"Size", format_size(bytes), "of " + format_size(max_bytes) +
                                              (max_bytes ? " (" + percent(double(bytes) / double(max_bytes)) + ")" : "")});
+  const auto& traces = stats["traces"];
+  table.add({"Traces", std::to_string(traces["files"].get<std::uint64_t>()) + " files",
+             format_size(traces["bytes"].get<std::uint64_t>()) + " in " + traces["dir"].get<std::string>() +
+                 " (kept apart from Size: bounded by trace_max_files/size/age)"});
   table.add({});
   table.add({"Hits", std::to_string(stats["hits"].get<std::int64_t>()), percent(stats["hit_rate"]) + " of lookups"});
   table.add({"  memory", n(counter::hit_memory)});
