@@ -22,6 +22,7 @@
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/injection.hpp"
+#include "tools/lib/json_file.hpp"
 #include "tools/lib/tool_store.hpp"
 #include "tools/lib/version.hpp"
 
@@ -287,9 +288,9 @@ void check_traces(const Settings& settings, std::size_t last, Findings* out) {
   std::sort(traces.rbegin(), traces.rend());
   if (traces.size() > last) traces.resize(last);
   for (const auto& [when, path] : traces) {
-    std::ifstream in(path);
-    nlohmann::json trace = nlohmann::json::parse(in, nullptr, false);
-    if (!trace.is_object()) continue;
+    const std::optional<nlohmann::json> read = read_json_object(path);
+    if (!read) continue;
+    const nlohmann::json& trace = *read;
     const std::string verdict = trace.value("verdict", std::string("?"));
     const std::string reason = trace.value("reason", std::string());
     out->push_back({"last lookup", verdict == "hit" ? "ok" : "info",

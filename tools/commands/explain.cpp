@@ -2,14 +2,13 @@
 // the cached entries closest to it. The comparison itself is tools/lib/explain.cpp.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <set>
 
 #include "store/file_ops.hpp"
-#include "hashing/bounded_json.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/explain.hpp"
+#include "tools/lib/json_file.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/tool_store.hpp"
 
@@ -26,15 +25,6 @@ struct ExplainOptions {
   std::size_t top = 3;
 };
 
-std::optional<json> read_json(const fs::path& file) {
-  fileops::File opened;
-  std::string text;
-  if (fileops::File::open_read(file, &opened) || opened.read_all(&text, kMaxJsonBytes)) return std::nullopt;
-  json parsed = parse_untrusted_json(text);
-  if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
-  return parsed;
-}
-
 // The newest trace that was not a hit (the one worth explaining), else the newest of all.
 // Trace names start with their UTC time, so name order is time order.
 std::optional<fs::path> newest_trace(const fs::path& dir, std::string* error) {
@@ -49,7 +39,7 @@ std::optional<fs::path> newest_trace(const fs::path& dir, std::string* error) {
   }
   std::sort(files.begin(), files.end());
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
-    auto trace = read_json(*it);
+    auto trace = read_json_object(*it);
     if (trace && trace->value("verdict", std::string()) != "hit") return *it;
   }
   return files.back();
@@ -151,7 +141,7 @@ int explain(const ExplainOptions& options) {
   } else if (trace_file.empty()) {
     return report_error("explain: give a trace file or --last", 2);
   }
-  const std::optional<json> trace = read_json(trace_file);
+  const std::optional<json> trace = read_json_object(trace_file);
   if (!trace) return report_error("explain: " + trace_file.string() + " is not a readable trace (JSON object)");
   if (!trace->contains("components") && trace->value("verdict", std::string()) != "uncacheable") {
     return report_error("explain: " + trace_file.string() + " has no key components: not a BinaryCacheTrace");
