@@ -1,9 +1,15 @@
 #include "shim/opencl/binary_capture.hpp"
 
 #include <cstdlib>
+#include <string>
 #include <map>
 #include <memory>
 #include <mutex>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "core/log.hpp"
 #include "shim/opencl/driver_quirks.hpp"
@@ -77,10 +83,57 @@ bool capture_parked(Pick pick) {
   return !picked.empty();
 }
 
-// Runs before the engine's own exit handler (registered later, so called earlier), which then
-// waits for these stores.
+// Parked programs are stored when the thread that calls exit() destroys its thread_local objects:
+// C++ (and glibc's exit()) runs those before any atexit handler or static destructor. An atexit
+// handler would run too late: a driver's in-process compiler (PoCL's LLVM) registers the
+// destructors of its function-local statics when it first uses them, often at the app's first
+// enqueue, after our handler was registered, so they run first and the code generation that
+// reading CL_PROGRAM_BINARIES triggers at exit used freed memory (heap corruption, SIGSEGV;
+// docs/reliability.md). The guard lives on the main thread, the one that returns from main().
+struct ExitCapture {
+  ~ExitCapture() { capture_parked([](const BuiltProgram&) { return true; }); }
+};
+
+bool on_main_thread() {
+#if defined(__linux__)
+  return ::syscall(SYS_gettid) == ::getpid();
+#else
+  return false;
+#endif
+}
+
+void arm_exit_capture() {
+  if (!on_main_thread()) return;
+  thread_local ExitCapture guard;  // constructed once, on the main thread; destroyed by exit()
+  (void)guard;
+}
+
+[[maybe_unused]] const bool g_armed_at_load = (arm_exit_capture(), true);  // LD_PRELOAD: on the main thread
+
+// Last resort, from the atexit handler: a program still parked here was not stored by the main
+// thread's guard (exit() called on another thread, or a platform without the guard). Reading its
+// binary could run the driver's compiler after its statics died: on Linux it is skipped (one info
+// line, counted as uncacheable); elsewhere it is stored as before.
 void capture_all_at_exit() {
+#if defined(__linux__)
+  std::vector<BuiltProgram> left;
+  {
+    std::lock_guard lock(parked().mutex);
+    for (auto& [program, built] : parked().programs) left.push_back(std::move(built));
+    parked().programs.clear();
+  }
+  if (left.empty()) return;
+  log_info("capture = release: " + std::to_string(left.size()) +
+           " parked program(s) not stored at exit (exit() was not called on the main thread, or it "
+           "never called OpenCL; reading a binary this late is unsafe)");
+  for (BuiltProgram& built : left) {
+    for (Lookup& lookup : built.lookups) {
+      built.engine->uncacheable(*lookup.program, lookup.device, "capture at exit skipped");
+    }
+  }
+#else
   capture_parked([](const BuiltProgram&) { return true; });
+#endif
 }
 
 bool worth_parking(const BuiltProgram& built) {
@@ -97,6 +150,7 @@ void capture_now_or_later(BuiltProgram built) {
   }
   static std::once_flag exit_handler;
   std::call_once(exit_handler, [] { std::atexit(capture_all_at_exit); });
+  arm_exit_capture();
   built.engine->postpone(built.lookups.front());
   next().clRetainProgram(built.program);
   std::lock_guard lock(parked().mutex);
@@ -105,6 +159,7 @@ void capture_now_or_later(BuiltProgram built) {
 }
 
 bool is_parked(cl_program program) {
+  arm_exit_capture();  // the layer may load on another thread: arm once the main thread calls in
   std::lock_guard lock(parked().mutex);
   return parked().programs.count(program) > 0;
 }

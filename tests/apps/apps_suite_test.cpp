@@ -142,6 +142,42 @@ TEST_P(RealApp, OutputUnchangedAndWarmRunAllHitsUnderEveryInjection) {
   cold_then_warm(Via::layer, "0", plain);
 }
 
+// Issue 14 class: with capture = release the programs pyopencl never releases are stored at exit.
+// Reading their binaries makes PoCL compile with LLVM, whose function-local statics were
+// registered for destruction after jitcache's atexit handler and so were already freed when it
+// ran: the app died in exit() (heap corruption, SIGSEGV/SIGBUS). The capture now runs from a
+// main-thread thread_local destructor, before any exit handler (shim/opencl/binary_capture.cpp).
+TEST(CaptureAtRelease, PyopenclExitsCleanlyAndItsProgramsStoredAtExitHitWarm) {
+  TempDir tmp;
+  RunOptions o;
+  o.env = {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}, {"POCL_KERNEL_CACHE", "0"},
+           {"HOME", (tmp / "home").string()}};
+  o.unset = {"LD_PRELOAD", "OPENCL_LAYERS", "JITCACHE_DIR", "JITCACHE_DISABLE", "JITCACHE_CAPTURE"};
+  o.timeout_s = 300;
+  const std::vector<std::string> argv = {"/usr/bin/python3",
+                                         (fs::path(APPS_SOURCE_DIR) / "pyopencl_exit_capture_app.py").string()};
+  RunResult plain = run(argv, o);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_FALSE(plain.out.empty());
+  o.env["OPENCL_LAYERS"] = JITCACHE_LIBRARY;
+  o.env["JITCACHE_DIR"] = (tmp / "cache").string();
+  o.env["JITCACHE_CAPTURE"] = "release";
+  o.env["JITCACHE_TRACE"] = "1";
+  std::vector<CachedRun> runs;
+  for (const char* name : {"cold", "warm"}) {
+    SCOPED_TRACE(name);
+    const fs::path trace_dir = tmp / (std::string("traces-") + name);
+    o.env["JITCACHE_TRACE_DIR"] = trace_dir.string();
+    runs.push_back(run_traced(argv, o, trace_dir));
+    ASSERT_EQ(runs.back().result.exit_code, 0) << runs.back().result.err;
+    EXPECT_EQ(runs.back().result.out, plain.out);
+  }
+  EXPECT_GT(runs[0].verdicts["miss"], 0);
+  EXPECT_EQ(runs[1].traces.size(), runs[0].traces.size());
+  EXPECT_EQ(runs[1].verdicts["hit"], static_cast<int>(runs[1].traces.size()))
+      << "warm run: " << runs[1].verdicts["miss"] << " misses, " << runs[1].verdicts["uncacheable"] << " uncacheable";
+}
+
 INSTANTIATE_TEST_SUITE_P(Apps, RealApp, ::testing::ValuesIn(apps()),
                          [](const ::testing::TestParamInfo<App>& info) { return info.param.name; });
 
