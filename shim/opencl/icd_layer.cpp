@@ -4,6 +4,8 @@
 // dlsym'ed pointers still go through the loader, so they reach these hooks too.
 #include <CL/cl_layer.h>
 
+#include <dlfcn.h>
+
 #include <cstring>
 
 #include "shim/opencl/hook_owner.hpp"
@@ -54,6 +56,19 @@ void install_hooks(cl_icd_dispatch& dispatch) {
   if (dispatch.clCreateProgramWithIL) dispatch.clCreateProgramWithIL = cl::create_program_with_il;
 }
 
+// Whether `function` lives in a copy of libjitcache.so (this one included): another jitcache layer
+// below this one (a system-wide layer plus a preloaded build, which lists itself as a layer too)
+// already hooks every build, and hooking twice would look each build up twice.
+bool belongs_to_jitcache(void* function) {
+  Dl_info info{};
+  if (!function || !::dladdr(function, &info) || !info.dli_fname) return false;
+  void* handle = ::dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+  if (!handle) return false;
+  const bool jitcache = ::dlsym(handle, "jitcache_opencl_layer_active") != nullptr;
+  ::dlclose(handle);
+  return jitcache;
+}
+
 }  // namespace
 
 JITCACHE_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name, size_t param_value_size,
@@ -88,9 +103,11 @@ JITCACHE_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd
   cl_icd_dispatch target = copy_of(target_dispatch, num_entries);
   // The hooks need at least every entry they forward to.
   if (!target.clBuildProgram || !target.clGetProgramInfo || !target.clCreateProgramWithBinary) return CL_INVALID_VALUE;
-  cl::set_layer_target(next_functions_of(target));
   g_layer_dispatch = target;
-  install_hooks(g_layer_dispatch);
+  if (!belongs_to_jitcache(reinterpret_cast<void*>(target.clBuildProgram))) {
+    cl::set_layer_target(next_functions_of(target));
+    install_hooks(g_layer_dispatch);
+  }
   cl::claim_hooks_for_layer();
   *num_entries_ret = num_entries < kDispatchEntries ? num_entries : kDispatchEntries;
   *layer_dispatch_ret = &g_layer_dispatch;
