@@ -120,12 +120,14 @@ class RealApp : public ::testing::TestWithParam<App> {
     EXPECT_EQ(warm.result.out, plain.out);
     EXPECT_GT(cold.traces.size(), 0u);
     if (!GetParam().uncacheable_reason.empty()) {
+      // Every lookup uncacheable; the compiles say why (the links then name their unkeyed input).
       for (const CachedRun* run : {&cold, &warm}) {
+        int with_reason = 0;
         for (const nlohmann::json& trace : run->traces) {
-          EXPECT_EQ(trace.value("verdict", ""), "uncacheable");
-          EXPECT_NE(trace.value("reason", "").find(GetParam().uncacheable_reason), std::string::npos)
-              << trace.value("reason", "");
+          EXPECT_EQ(trace.value("verdict", ""), "uncacheable") << trace.value("reason", "");
+          with_reason += trace.value("reason", "").find(GetParam().uncacheable_reason) != std::string::npos;
         }
+        EXPECT_GT(with_reason, 0);
       }
       return;
     }
