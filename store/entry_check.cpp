@@ -91,9 +91,11 @@ EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths) {
     return fail(std::move(check), State::bad, std::string("sidecar lacks a valid ") + kKeyField);
   }
   if (key_field->get_ref<const std::string&>() != paths.key_hex) {
-    return fail(std::move(check), State::bad,
-                "sidecar belongs to key " + key_field->get<std::string>().substr(0, 64) +
-                    ": copied or linked under another key's name");
+    // The reason first: `fail` takes `check` by value, and the argument order is unspecified
+    // (clang moves the sidecar out before reading the field here).
+    std::string reason = "sidecar belongs to key " + key_field->get<std::string>().substr(0, 64) +
+                         ": copied or linked under another key's name";
+    return fail(std::move(check), State::bad, std::move(reason));
   }
   const std::uint64_t expected_size = size_field->get<std::uint64_t>();
   const std::string expected_checksum = checksum_field->get<std::string>();
