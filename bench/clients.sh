@@ -2,7 +2,7 @@
 # Part 6: real clients on PoCL, each against the caches it already has. Wall time per run of
 #   hashcat    hashcat -m 0 -a 0 -O (cracks one md5 from a 4-word list); own cache: its kernels dir
 #   opencv     bench/clients/opencv_umat.py (python3-opencv, UMat); own cache: OpenCV's program cache
-#   pyopencl   bench/clients/pyopencl_array.py; own cache: pyopencl's binary cache
+#   pyopencl   tests/apps/pyopencl_exit_capture_app.py; own cache: pyopencl's binary cache
 #   xgemm, xgemv   clblast_test_*; no cache of its own on disk (only in-process)
 # under these variants (cold = the first run on empty caches, it fills them; warm = BENCH_REPS runs):
 #   nocache          no cache at all (PoCL's off, the app's off or emptied before each run)
@@ -41,7 +41,7 @@ command_of() {
   case $1 in
     hashcat) echo hashcat -m 0 -a 0 -O --backend-ignore-cuda --potfile-disable --quiet "$work/hash.txt" "$work/words.txt" ;;
     opencv) echo "$python" "$repo/bench/clients/opencv_umat.py" ;;
-    pyopencl) echo "$python" "$repo/bench/clients/pyopencl_array.py" ;;
+    pyopencl) echo "$python" "$repo/tests/apps/pyopencl_exit_capture_app.py" ;;
     xgemm | xgemv) echo "/usr/bin/clblast_test_$1" ;;
   esac
 }

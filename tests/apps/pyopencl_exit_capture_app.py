@@ -1,7 +1,8 @@
 """pyopencl.array maths, reductions, a scan and an ElementwiseKernel: programs pyopencl builds and
 never releases before exit. With capture = release their binaries are read at exit, and PoCL then
 compiles their work-group code with LLVM (the regression test CaptureAtRelease in
-apps_suite_test.cpp). Prints a checksum."""
+apps_suite_test.cpp). Prints a checksum. Also the pyopencl client of bench/clients.sh (pyopencl
+keeps its own binary cache in $XDG_CACHE_HOME/pyopencl; PYOPENCL_NO_CACHE=1 turns it off)."""
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
