@@ -17,6 +17,11 @@ namespace fs = std::filesystem;
 
 enum class Via { layer, preload, both };
 
+void expect_success(const RunResult& result) {
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("all results correct"), std::string::npos) << result.out << result.err;
+}
+
 class OpenClCoverage : public ::testing::Test {
  protected:
   TempDir tmp;
@@ -43,6 +48,23 @@ class OpenClCoverage : public ::testing::Test {
     for (auto& [name, value] : extra) options.env[name] = value;
     options.unset = {"LD_PRELOAD", "OPENCL_LAYERS"};
     return run(argv, options);
+  }
+
+  // The app builds `programs` programs: a cold run under `via` misses each, a warm one hits each,
+  // and both print what the run without jitcache printed.
+  void expect_cold_misses_then_warm_hits(Via via, const std::vector<std::string>& argv, int programs,
+                                         const std::map<std::string, std::string>& extra = {}) {
+    RunResult plain = run_plain(argv, extra);
+    expect_success(plain);
+    CachedRun first = run_cached(via, argv, extra);
+    expect_success(first.result);
+    EXPECT_EQ(first.result.out, plain.out);
+    EXPECT_EQ(first.verdicts["miss"], programs);
+    CachedRun second = run_cached(via, argv, extra);
+    expect_success(second.result);
+    EXPECT_EQ(second.result.out, plain.out);
+    EXPECT_EQ(second.verdicts["hit"], programs);
+    EXPECT_EQ(second.traces.size(), static_cast<std::size_t>(programs));
   }
 };
 
@@ -72,11 +94,6 @@ TEST(OpenClLayerEntryPoints, DescribeTheLayerAndRefuseBadTables) {
   EXPECT_EQ(layer, nullptr);
 }
 
-void expect_success(const RunResult& result) {
-  EXPECT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("all results correct"), std::string::npos) << result.out << result.err;
-}
-
 TEST_F(OpenClCoverage, DlopenedLoaderHitsOnSecondRunUnderTheLayer) {
   RunResult plain = run_plain({DLOPEN_APP});
   expect_success(plain);
@@ -98,17 +115,7 @@ TEST_F(OpenClCoverage, DlopenedLoaderHitsOnSecondRunUnderTheLayer) {
 // so the preloaded library lists itself in OPENCL_LAYERS (shim/linux/preload_lists_layer.cpp):
 // such an app is cached under plain LD_PRELOAD too (it was only left unharmed before).
 TEST_F(OpenClCoverage, DlopenedLoaderUnderPreloadIsCachedThroughTheLayer) {
-  RunResult plain = run_plain({DLOPEN_APP});
-  expect_success(plain);
-  CachedRun first = run_cached(Via::preload, {DLOPEN_APP});
-  expect_success(first.result);
-  EXPECT_EQ(first.result.out, plain.out);
-  EXPECT_EQ(first.verdicts["miss"], 1);
-  CachedRun second = run_cached(Via::preload, {DLOPEN_APP});
-  expect_success(second.result);
-  EXPECT_EQ(second.result.out, plain.out);
-  EXPECT_EQ(second.verdicts["hit"], 1);
-  EXPECT_EQ(second.traces.size(), 1u);
+  expect_cold_misses_then_warm_hits(Via::preload, {DLOPEN_APP}, 1);
 }
 
 // LD_PRELOAD and OPENCL_LAYERS together, as the same file and as two copies of the library: the
@@ -131,59 +138,18 @@ TEST_F(OpenClCoverage, PreloadAndLayerTogetherHookEachBuildOnce) {
 }
 
 TEST_F(OpenClCoverage, PyOpenClWithItsCacheOffHitsOnSecondRun) {
-  std::vector<std::string> script = {"/usr/bin/python3", PYOPENCL_SCRIPT};
-  std::map<std::string, std::string> env = {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}};
-  RunResult plain = run_plain(script, env);
-  expect_success(plain);
-
-  CachedRun first = run_cached(Via::layer, script, env);
-  expect_success(first.result);
-  EXPECT_EQ(first.result.out, plain.out);
-  EXPECT_EQ(first.verdicts["miss"], 2);
-
-  CachedRun second = run_cached(Via::layer, script, env);
-  expect_success(second.result);
-  EXPECT_EQ(second.result.out, plain.out);
-  EXPECT_EQ(second.verdicts["hit"], 2);
-  EXPECT_EQ(second.traces.size(), 2u);
+  expect_cold_misses_then_warm_hits(Via::layer, {"/usr/bin/python3", PYOPENCL_SCRIPT}, 2, {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}});
 }
 
 // Issue 14, case 1: a plugin linked against libOpenCL and dlopen'ed RTLD_LOCAL (any Python
 // extension) calls the preloaded hooks, but dlsym(RTLD_NEXT) cannot see its loader. The hooks find
 // the loaded loader anyway, so the app runs (it crashed in clCreateProgramWithSource) and is cached.
 TEST_F(OpenClCoverage, PluginWithItsOwnLoaderIsCachedUnderPreload) {
-  std::vector<std::string> app = {PLUGIN_HOST_APP, OPENCL_PLUGIN};
-  RunResult plain = run_plain(app);
-  expect_success(plain);
-
-  CachedRun first = run_cached(Via::preload, app);
-  expect_success(first.result);
-  EXPECT_EQ(first.result.out, plain.out);
-  EXPECT_EQ(first.verdicts["miss"], 1);
-
-  CachedRun second = run_cached(Via::preload, app);
-  expect_success(second.result);
-  EXPECT_EQ(second.result.out, plain.out);
-  EXPECT_EQ(second.verdicts["hit"], 1);
-  EXPECT_EQ(second.traces.size(), 1u);
+  expect_cold_misses_then_warm_hits(Via::preload, {PLUGIN_HOST_APP, OPENCL_PLUGIN}, 1);
 }
 
 TEST_F(OpenClCoverage, PyOpenClIsCachedUnderPreload) {
-  std::vector<std::string> script = {"/usr/bin/python3", PYOPENCL_SCRIPT};
-  std::map<std::string, std::string> env = {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}};
-  RunResult plain = run_plain(script, env);
-  expect_success(plain);
-
-  CachedRun first = run_cached(Via::preload, script, env);
-  expect_success(first.result);
-  EXPECT_EQ(first.result.out, plain.out);
-  EXPECT_EQ(first.verdicts["miss"], 2);
-
-  CachedRun second = run_cached(Via::preload, script, env);
-  expect_success(second.result);
-  EXPECT_EQ(second.result.out, plain.out);
-  EXPECT_EQ(second.verdicts["hit"], 2);
-  EXPECT_EQ(second.traces.size(), 2u);
+  expect_cold_misses_then_warm_hits(Via::preload, {"/usr/bin/python3", PYOPENCL_SCRIPT}, 2, {{"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}});
 }
 
 // The app prints what it asks about each compiled object (build log, status, options, binary
