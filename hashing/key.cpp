@@ -156,6 +156,15 @@ void hash_library(CanonicalHasher& hasher, const LibraryIdentity& library) {
   }
 }
 
+KeyComponent pairs_component(const char* component, const std::vector<NameValue>& pairs) {
+  const auto sorted = sorted_pairs(pairs);
+  CanonicalHasher hasher;
+  hash_pairs(hasher, sorted);
+  return {component, hasher.finish(), pairs_json(sorted)};
+}
+
+}  // namespace
+
 KeyComponent compiler_component(const TargetIdentity& target) {
   const auto libraries = sorted_copy(
       target.compiler.libraries,
@@ -175,15 +184,6 @@ KeyComponent compiler_component(const TargetIdentity& target) {
   nlohmann::json value = {{"libraries", std::move(libraries_json)}, {"versions", pairs_json(versions)}};
   return {"compiler", hasher.finish(), std::move(value)};
 }
-
-KeyComponent pairs_component(const char* component, const std::vector<NameValue>& pairs) {
-  const auto sorted = sorted_pairs(pairs);
-  CanonicalHasher hasher;
-  hash_pairs(hasher, sorted);
-  return {component, hasher.finish(), pairs_json(sorted)};
-}
-
-}  // namespace
 
 nlohmann::json KeyRecord::to_json() const {
   nlohmann::json components_json = nlohmann::json::object();

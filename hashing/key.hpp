@@ -33,4 +33,8 @@ std::string normalize_options(std::string_view options);
 
 KeyRecord derive_key(const ProgramInputs& program, const TargetIdentity& target);
 
+// The key's "compiler" component of a target, as derive_key makes it (and the trace records it):
+// `jitcache doctor` shows it for each visible device.
+KeyComponent compiler_component(const TargetIdentity& target);
+
 }  // namespace jitcache

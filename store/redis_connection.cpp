@@ -206,14 +206,25 @@ std::string_view RedisReply::text() const {
   return reply_->str ? std::string_view(reply_->str, reply_->len) : std::string_view();
 }
 
-std::vector<std::string> RedisReply::strings() const {
+namespace {
+
+std::vector<std::string> array_strings(const redisReply& reply) {
   std::vector<std::string> values;
-  if (reply_->type != REDIS_REPLY_ARRAY) return values;
-  for (std::size_t i = 0; i < reply_->elements; ++i) {
-    const redisReply* element = reply_->element[i];
+  if (reply.type != REDIS_REPLY_ARRAY) return values;
+  for (std::size_t i = 0; i < reply.elements; ++i) {
+    const redisReply* element = reply.element[i];
     if (element->str) values.emplace_back(element->str, element->len);
   }
   return values;
+}
+
+}  // namespace
+
+std::vector<std::string> RedisReply::strings() const { return array_strings(*reply_); }
+
+std::vector<std::string> RedisReply::element_strings(std::size_t index) const {
+  if (reply_->type != REDIS_REPLY_ARRAY || index >= reply_->elements) return {};
+  return array_strings(*reply_->element[index]);
 }
 
 void RedisConnection::set_resolver_for_testing(Resolver resolver) {

@@ -43,6 +43,8 @@ class RedisReply {
   long long integer() const;
   std::string_view text() const;
   std::vector<std::string> strings() const;  // the string elements of an array reply
+  // The string elements of the array that is element `index` of an array reply (SCAN's names).
+  std::vector<std::string> element_strings(std::size_t index) const;
 
  private:
   struct Free {

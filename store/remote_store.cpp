@@ -43,6 +43,16 @@ RemoteResult error_reply(const RedisReply& reply) {
 // The reply of a command that went through, or the failure that stopped it.
 RemoteResult failure(const RedisError& error) { return result(status_of(error.kind), error.message); }
 
+// A SCAN pattern matching `text` literally, then anything.
+std::string glob_prefix(const std::string& text) {
+  std::string pattern;
+  for (char c : text) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') pattern += '\\';
+    pattern += c;
+  }
+  return pattern + "*";
+}
+
 }  // namespace
 
 const char* to_string(RemoteStatus status) {
@@ -78,7 +88,7 @@ struct RemoteStore::State {
 // Signed and unsigned records live apart, and so do records signed with different keys: a node
 // never overwrites (or is made to rebuild) a record that another kind of node wrote. The
 // namespace names the HMAC key by a tag of a fixed text, which tells nothing about the key.
-std::string record_namespace(const RemoteConfig& config) {
+std::string namespace_for(const RemoteConfig& config) {
   if (config.hmac_key.empty()) return config.prefix;
   std::string tag = hmac_sha256(config.hmac_key, "jitcache remote namespace v1");
   static constexpr char kHex[] = "0123456789abcdef";
@@ -91,7 +101,7 @@ std::string record_namespace(const RemoteConfig& config) {
 }
 
 RemoteStore::RemoteStore(RemoteConfig config)
-    : config_(std::move(config)), namespace_(record_namespace(config_)), state_(std::make_unique<State>()) {}
+    : config_(std::move(config)), namespace_(namespace_for(config_)), state_(std::make_unique<State>()) {}
 
 RemoteStore::~RemoteStore() = default;
 
@@ -192,6 +202,22 @@ RemoteResult RemoteStore::release_lease(const Digest128& key, const std::string&
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
+  });
+}
+
+RemoteResult RemoteStore::scan_names(const std::string& cursor, std::vector<std::string>* names,
+                                     std::string* next_cursor) {
+  return run([&](RedisConnection& connection, Deadline deadline) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply = connection.command(
+        {"SCAN", cursor, "MATCH", glob_prefix(config_.prefix + ":"), "COUNT", "1000"}, deadline, &error);
+    if (!reply) return failure(error);
+    if (reply->is_error()) return error_reply(*reply);
+    std::vector<std::string> head = reply->strings();  // [cursor, [names...]]
+    if (head.empty()) return result(RemoteStatus::error, "SCAN answered without a cursor");
+    *next_cursor = head.front();
+    *names = reply->element_strings(1);
+    return result(RemoteStatus::ok);
   });
 }
 

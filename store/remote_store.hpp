@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -84,6 +85,12 @@ class RemoteStore {
 
   std::string record_name(const Digest128& key) const;
   std::string lease_name(const Digest128& key) const;
+  // "<prefix>" without an HMAC key, "<prefix>:hmac-<16 hex>" with one.
+  const std::string& record_namespace() const { return namespace_; }
+
+  // One SCAN step over the key names under "<prefix>:" (records, leases, every namespace):
+  // `names` gets this step's, `next_cursor` where to go on ("0": the walk is done).
+  RemoteResult scan_names(const std::string& cursor, std::vector<std::string>* names, std::string* next_cursor);
 
  private:
   struct State;

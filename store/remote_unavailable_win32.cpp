@@ -14,6 +14,7 @@ bool RedisReply::is_string() const { return false; }
 long long RedisReply::integer() const { return 0; }
 std::string_view RedisReply::text() const { return {}; }
 std::vector<std::string> RedisReply::strings() const { return {}; }
+std::vector<std::string> RedisReply::element_strings(std::size_t) const { return {}; }
 
 std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint&, Deadline, Deadline, std::size_t,
                                                        RedisError* error) {

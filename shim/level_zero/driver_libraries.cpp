@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "hashing/compiler_identity.hpp"
-#include "shim/level_zero/next_functions.hpp"
 
 namespace jitcache::level_zero {
 namespace {
@@ -40,8 +39,8 @@ std::string driver_getter_owner(const std::string& path) {
 
 }  // namespace
 
-std::vector<std::string> loaded_driver_libraries() {
-  const std::string loader = library_containing(reinterpret_cast<const void*>(next().zeModuleCreate));
+std::vector<std::string> loaded_driver_libraries(const NextFunctions& loader_functions) {
+  const std::string loader = library_containing(reinterpret_cast<const void*>(loader_functions.zeModuleCreate));
   std::vector<std::string> drivers;
   for (const std::string& path : loaded_object_paths()) {
     std::string driver = driver_getter_owner(path);

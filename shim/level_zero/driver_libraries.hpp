@@ -5,11 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "shim/level_zero/next_functions.hpp"
+
 namespace jitcache::level_zero {
 
 // Paths of the loaded shared objects that define the DDI getter every driver exports
-// (zeGetModuleProcAddrTable), other than the loader itself. Loaded Level Zero layers define it
-// too and are included: keying on them costs a miss when a layer is switched, never a wrong binary.
-std::vector<std::string> loaded_driver_libraries();
+// (zeGetModuleProcAddrTable), other than the loader itself (the library of `loader`'s functions).
+// Loaded Level Zero layers define it too and are included: keying on them costs a miss when a
+// layer is switched, never a wrong binary.
+std::vector<std::string> loaded_driver_libraries(const NextFunctions& loader);
 
 }  // namespace jitcache::level_zero

@@ -138,7 +138,7 @@ bool cacheable_call(const CreateCall& call) {
 // Keys the call and looks it up; nothing when the call goes straight to the driver.
 std::optional<Lookup> look_up(Engine& engine, const CreateCall& call) {
   ModuleInputs inputs = module_inputs(*call.desc);
-  const ZeTarget& target = target_of(call.device);
+  const ZeTarget& target = target_of(call.device, next());
   if (inputs.uncacheable.empty()) inputs.uncacheable = target.unusable;
   if (!inputs.uncacheable.empty()) {
     engine.uncacheable(inputs.program, target.name, inputs.uncacheable);

@@ -8,7 +8,6 @@
 
 #include "hashing/compiler_identity.hpp"
 #include "shim/level_zero/driver_libraries.hpp"
-#include "shim/level_zero/next_functions.hpp"
 
 namespace jitcache::level_zero {
 namespace {
@@ -24,50 +23,51 @@ std::string hex(const std::uint8_t (&bytes)[N]) {
   return text;
 }
 
-std::vector<ze_device_handle_t> sub_devices(ze_device_handle_t device) {
+std::vector<ze_device_handle_t> sub_devices(const NextFunctions& loader, ze_device_handle_t device) {
   std::uint32_t count = 0;
-  if (next().zeDeviceGetSubDevices(device, &count, nullptr) != ZE_RESULT_SUCCESS || count == 0) return {};
+  if (loader.zeDeviceGetSubDevices(device, &count, nullptr) != ZE_RESULT_SUCCESS || count == 0) return {};
   std::vector<ze_device_handle_t> devices(count);
-  if (next().zeDeviceGetSubDevices(device, &count, devices.data()) != ZE_RESULT_SUCCESS) return {};
+  if (loader.zeDeviceGetSubDevices(device, &count, devices.data()) != ZE_RESULT_SUCCESS) return {};
   devices.resize(count);
   return devices;
 }
 
-bool owns_device(ze_device_handle_t root, ze_device_handle_t device) {
+bool owns_device(const NextFunctions& loader, ze_device_handle_t root, ze_device_handle_t device) {
   if (root == device) return true;
-  for (ze_device_handle_t sub : sub_devices(root)) {
-    if (owns_device(sub, device)) return true;
+  for (ze_device_handle_t sub : sub_devices(loader, root)) {
+    if (owns_device(loader, sub, device)) return true;
   }
   return false;
 }
 
 // The driver a device belongs to: Level Zero has no query for it, so search every driver's devices.
-ze_driver_handle_t driver_of(ze_device_handle_t device) {
+ze_driver_handle_t driver_of(const NextFunctions& loader, ze_device_handle_t device) {
   std::uint32_t count = 0;
-  if (next().zeDriverGet(&count, nullptr) != ZE_RESULT_SUCCESS) return nullptr;
+  if (loader.zeDriverGet(&count, nullptr) != ZE_RESULT_SUCCESS) return nullptr;
   std::vector<ze_driver_handle_t> drivers(count);
-  if (next().zeDriverGet(&count, drivers.data()) != ZE_RESULT_SUCCESS) return nullptr;
+  if (loader.zeDriverGet(&count, drivers.data()) != ZE_RESULT_SUCCESS) return nullptr;
   for (ze_driver_handle_t driver : drivers) {
     std::uint32_t device_count = 0;
-    if (next().zeDeviceGet(driver, &device_count, nullptr) != ZE_RESULT_SUCCESS) continue;
+    if (loader.zeDeviceGet(driver, &device_count, nullptr) != ZE_RESULT_SUCCESS) continue;
     std::vector<ze_device_handle_t> devices(device_count);
-    if (next().zeDeviceGet(driver, &device_count, devices.data()) != ZE_RESULT_SUCCESS) continue;
+    if (loader.zeDeviceGet(driver, &device_count, devices.data()) != ZE_RESULT_SUCCESS) continue;
     for (ze_device_handle_t root : devices) {
-      if (owns_device(root, device)) return driver;
+      if (owns_device(loader, root, device)) return driver;
     }
   }
   return nullptr;
 }
 
-void describe_compiler(ze_driver_handle_t driver, ze_device_handle_t device, ZeTarget& target) {
+void describe_compiler(const NextFunctions& loader, ze_driver_handle_t driver, ze_device_handle_t device,
+                       ZeTarget& target) {
   ze_driver_properties_t driver_properties = {ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, nullptr, {}, 0};
-  if (next().zeDriverGetProperties(driver, &driver_properties) != ZE_RESULT_SUCCESS) {
+  if (loader.zeDriverGetProperties(driver, &driver_properties) != ZE_RESULT_SUCCESS) {
     target.unusable = "zeDriverGetProperties failed";
     return;
   }
   ze_device_module_properties_t module_properties{};
   module_properties.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES;
-  if (next().zeDeviceGetModuleProperties(device, &module_properties) != ZE_RESULT_SUCCESS) {
+  if (loader.zeDeviceGetModuleProperties(device, &module_properties) != ZE_RESULT_SUCCESS) {
     target.unusable = "zeDeviceGetModuleProperties failed";
     return;
   }
@@ -78,18 +78,18 @@ void describe_compiler(ze_driver_handle_t driver, ze_device_handle_t device, ZeT
       {"native_kernel_uuid", hex(module_properties.nativeKernelSupported.id)},
       {"spirv_version_supported", std::to_string(module_properties.spirvVersionSupported)},
   };
-  std::vector<std::string> libraries = loaded_driver_libraries();
+  std::vector<std::string> libraries = loaded_driver_libraries(loader);
   for (const std::string& library : loaded_compiler_libraries()) {
     if (std::find(libraries.begin(), libraries.end(), library) == libraries.end()) libraries.push_back(library);
   }
   for (const std::string& library : libraries) compiler.libraries.push_back(identify_library(library));
 }
 
-ZeTarget describe(ze_device_handle_t device) {
+ZeTarget describe(const NextFunctions& loader, ze_device_handle_t device) {
   ZeTarget target;
   ze_device_properties_t properties{};
   properties.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES;
-  if (next().zeDeviceGetProperties(device, &properties) != ZE_RESULT_SUCCESS) {
+  if (loader.zeDeviceGetProperties(device, &properties) != ZE_RESULT_SUCCESS) {
     target.unusable = "zeDeviceGetProperties failed";
     return target;
   }
@@ -101,23 +101,23 @@ ZeTarget describe(ze_device_handle_t device) {
       {"name", target.name},
       {"type", std::to_string(properties.type)},
   };
-  ze_driver_handle_t driver = driver_of(device);
+  ze_driver_handle_t driver = driver_of(loader, device);
   if (!driver) {
     target.unusable = "the device's driver was not found";
     return target;
   }
-  describe_compiler(driver, device, target);
+  describe_compiler(loader, driver, device, target);
   return target;
 }
 
 }  // namespace
 
-const ZeTarget& target_of(ze_device_handle_t device) {
+const ZeTarget& target_of(ze_device_handle_t device, const NextFunctions& functions) {
   static std::mutex mutex;
   static auto* targets = new std::map<ze_device_handle_t, ZeTarget>;  // never destroyed
   std::lock_guard lock(mutex);
   auto it = targets->find(device);
-  if (it == targets->end()) it = targets->emplace(device, describe(device)).first;
+  if (it == targets->end()) it = targets->emplace(device, describe(functions, device)).first;
   return it->second;
 }
 

@@ -209,7 +209,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
     pending->lookups.clear();  // lookups of an earlier round end unused, holding nothing
     all_hit = true;
     for (cl_device_id device : pending->devices) {
-      const OpenClTarget& target = target_of(device);
+      const OpenClTarget& target = target_of(device, next());
       pending->lookups.push_back(engine->lookup(prepared, target.identity, target.name, context));
       all_hit = all_hit && pending->lookups.back().hit();
     }

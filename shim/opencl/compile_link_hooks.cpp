@@ -39,7 +39,7 @@ bool lookup_all(Engine& engine, const PreparedProgram& prepared, const std::vect
                 std::vector<Lookup>& lookups) {
   bool all_hit = true;
   for (cl_device_id device : devices) {
-    const OpenClTarget& target = target_of(device);
+    const OpenClTarget& target = target_of(device, next());
     lookups.push_back(engine.lookup(prepared, target.identity, target.name));
     all_hit = all_hit && lookups.back().hit();
   }

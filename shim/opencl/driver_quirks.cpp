@@ -119,7 +119,7 @@ const std::string* binary_to_load(cl_device_id device, const std::string& cached
   return &cached;
 #else
   const std::size_t offset = folder_field(cached);
-  if (!pocl_kernel_cache_off() || offset == 0 || !target_of(device).pocl) return &cached;
+  if (!pocl_kernel_cache_off() || offset == 0 || !target_of(device, next()).pocl) return &cached;
   std::string folder = make_scratch_folder(made);
   if (folder.empty() || folder.size() >= kFolderField) {
     log_warning("no PoCL scratch folder could be made in " + pocl_uncached_dir().string() +
@@ -163,7 +163,7 @@ cl_program create_program_from_cache(cl_context context, const std::vector<cl_de
 
 std::string binary_read_risk(const std::vector<cl_device_id>& devices, const std::vector<std::string>& kernel_names) {
   bool pocl = false;
-  for (cl_device_id device : devices) pocl = pocl || target_of(device).pocl;
+  for (cl_device_id device : devices) pocl = pocl || target_of(device, next()).pocl;
   if (!pocl) return {};
   // PoCL writes "<kernel name>.so" (pocl_cache_final_binary_path); a file name holds 255 bytes
   // on every file system PoCL's cache lives on (NAME_MAX).

@@ -6,33 +6,32 @@
 #include <vector>
 
 #include "hashing/compiler_identity.hpp"
-#include "shim/opencl/next_functions.hpp"
 
 namespace jitcache::opencl {
 namespace {
 
-std::string device_string(cl_device_id device, cl_device_info param) {
+std::string device_string(const NextFunctions& driver, cl_device_id device, cl_device_info param) {
   size_t size = 0;
-  if (next().clGetDeviceInfo(device, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  if (driver.clGetDeviceInfo(device, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
   std::string value(size, '\0');
-  if (next().clGetDeviceInfo(device, param, size, value.data(), nullptr) != CL_SUCCESS) return {};
+  if (driver.clGetDeviceInfo(device, param, size, value.data(), nullptr) != CL_SUCCESS) return {};
   while (!value.empty() && value.back() == '\0') value.pop_back();
   return value;
 }
 
-std::string platform_string(cl_platform_id platform, cl_platform_info param) {
+std::string platform_string(const NextFunctions& driver, cl_platform_id platform, cl_platform_info param) {
   size_t size = 0;
-  if (next().clGetPlatformInfo(platform, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  if (driver.clGetPlatformInfo(platform, param, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
   std::string value(size, '\0');
-  if (next().clGetPlatformInfo(platform, param, size, value.data(), nullptr) != CL_SUCCESS) return {};
+  if (driver.clGetPlatformInfo(platform, param, size, value.data(), nullptr) != CL_SUCCESS) return {};
   while (!value.empty() && value.back() == '\0') value.pop_back();
   return value;
 }
 
 template <typename T>
-T device_value(cl_device_id device, cl_device_info param) {
+T device_value(const NextFunctions& driver, cl_device_id device, cl_device_info param) {
   T value{};
-  next().clGetDeviceInfo(device, param, sizeof value, &value, nullptr);
+  driver.clGetDeviceInfo(device, param, sizeof value, &value, nullptr);
   return value;
 }
 
@@ -44,9 +43,9 @@ std::string vendor_library(cl_device_id device) {
   return library_containing(reinterpret_cast<const void*>(dispatch->clBuildProgram));
 }
 
-OpenClTarget describe(cl_device_id device) {
+OpenClTarget describe(cl_device_id device, const NextFunctions& driver) {
   OpenClTarget target;
-  auto platform = device_value<cl_platform_id>(device, CL_DEVICE_PLATFORM);
+  auto platform = device_value<cl_platform_id>(driver, device, CL_DEVICE_PLATFORM);
   CompilerIdentity& compiler = target.identity.compiler;
   std::vector<std::string> libraries;
   if (std::string vendor = vendor_library(device); !vendor.empty()) libraries.push_back(vendor);
@@ -55,31 +54,31 @@ OpenClTarget describe(cl_device_id device) {
   }
   for (const std::string& library : libraries) compiler.libraries.push_back(identify_library(library));
   compiler.versions = {
-      {"platform_name", platform_string(platform, CL_PLATFORM_NAME)},
-      {"platform_version", platform_string(platform, CL_PLATFORM_VERSION)},
-      {"driver_version", device_string(device, CL_DRIVER_VERSION)},
+      {"platform_name", platform_string(driver, platform, CL_PLATFORM_NAME)},
+      {"platform_version", platform_string(driver, platform, CL_PLATFORM_VERSION)},
+      {"driver_version", device_string(driver, device, CL_DRIVER_VERSION)},
   };
-  target.name = device_string(device, CL_DEVICE_NAME);
-  target.pocl = platform_string(platform, CL_PLATFORM_NAME) == "Portable Computing Language";
+  target.name = device_string(driver, device, CL_DEVICE_NAME);
+  target.pocl = platform_string(driver, platform, CL_PLATFORM_NAME) == "Portable Computing Language";
   target.identity.device.fields = {
-      {"vendor_id", std::to_string(device_value<cl_uint>(device, CL_DEVICE_VENDOR_ID))},
-      {"vendor", device_string(device, CL_DEVICE_VENDOR)},
+      {"vendor_id", std::to_string(device_value<cl_uint>(driver, device, CL_DEVICE_VENDOR_ID))},
+      {"vendor", device_string(driver, device, CL_DEVICE_VENDOR)},
       {"name", target.name},
-      {"device_version", device_string(device, CL_DEVICE_VERSION)},
-      {"opencl_c_version", device_string(device, CL_DEVICE_OPENCL_C_VERSION)},
-      {"address_bits", std::to_string(device_value<cl_uint>(device, CL_DEVICE_ADDRESS_BITS))},
+      {"device_version", device_string(driver, device, CL_DEVICE_VERSION)},
+      {"opencl_c_version", device_string(driver, device, CL_DEVICE_OPENCL_C_VERSION)},
+      {"address_bits", std::to_string(device_value<cl_uint>(driver, device, CL_DEVICE_ADDRESS_BITS))},
   };
   return target;
 }
 
 }  // namespace
 
-const OpenClTarget& target_of(cl_device_id device) {
+const OpenClTarget& target_of(cl_device_id device, const NextFunctions& functions) {
   static std::mutex mutex;
   static auto* targets = new std::map<cl_device_id, OpenClTarget>;  // never destroyed
   std::lock_guard lock(mutex);
   auto it = targets->find(device);
-  if (it == targets->end()) it = targets->emplace(device, describe(device)).first;
+  if (it == targets->end()) it = targets->emplace(device, describe(device, functions)).first;
   return it->second;
 }
 

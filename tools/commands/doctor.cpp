@@ -18,13 +18,18 @@
 #include "core/remote_tier.hpp"
 #include "core/settings.hpp"
 #include "core/stats.hpp"
+#include "hashing/key.hpp"
 #include "store/remote_store.hpp"
+#include "store/remote_survey.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/injection.hpp"
 #include "tools/lib/json_file.hpp"
 #include "tools/lib/tool_store.hpp"
 #include "tools/lib/version.hpp"
+#ifndef _WIN32
+#include "tools/lib/visible_drivers.hpp"
+#endif
 
 namespace jitcache::tool {
 namespace {
@@ -34,8 +39,9 @@ namespace fs = std::filesystem;
 struct Finding {
   std::string check;
   std::string status;  // ok, info, warn, fail
-  std::string detail;
+  std::string detail;  // may span lines
   std::string fix;
+  nlohmann::json identity = nullptr;  // "compiler" findings: what the key gets (docs/cli.md)
 };
 
 using Findings = std::vector<Finding>;
@@ -88,54 +94,64 @@ void check_root(const Settings& settings, Findings* out) {
 }
 
 #ifndef _WIN32
+std::string join(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : "; ") + part;
+  return text;
+}
+
+// What the key of a build on `device` gets as compiler identity: the libraries (build-id, else size
+// and mtime) and the version strings, with the component's digest as traces record it.
+void add_identity(const char* api, const VisibleDevice& device, Findings* out) {
+  const KeyComponent compiler = compiler_component(device.identity);
+  std::string detail = device.name + " on " + device.platform + ": key part " + compiler.digest.hex().substr(0, 16);
+  for (const LibraryIdentity& library : device.identity.compiler.libraries) {
+    detail += "\n" + library.path + (library.build_id.empty() ? "  size " + std::to_string(library.size) +
+                                                                      ", mtime_ns " + std::to_string(library.mtime_ns)
+                                                                : "  build-id " + library.build_id);
+  }
+  for (const auto& [name, value] : device.identity.compiler.versions) {
+    detail += "\n" + name + ": " + value;
+  }
+  std::string status = "ok", fix;
+  if (!device.unusable.empty()) {
+    status = "warn";
+    detail += "\nnot cached: " + device.unusable;
+    fix = "builds on this device go to the driver every time; report it with this output";
+  } else if (device.identity.compiler.libraries.empty()) {
+    status = "warn";
+    fix = "no driver library was found: only version strings tell driver updates apart, report it";
+  }
+  out->push_back({"compiler", status, detail, fix,
+                  {{"api", api},
+                   {"platform", device.platform},
+                   {"device", device.name},
+                   {"digest", compiler.digest.hex()},
+                   {"value", compiler.value}}});
+}
+
 // The OpenCL platforms and devices the ICD loader offers, asked through dlopen as an app would.
 void check_opencl(Findings* out) {
-  void* loader = ::dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!loader) {
-    out->push_back({"OpenCL", "warn", "no ICD loader (libOpenCL.so.1)",
-                    "apt install ocl-icd-libopencl1 and a driver, e.g. pocl-opencl-icd"});
+  const VisibleDrivers drivers = visible_opencl_drivers();
+  if (!drivers.problem.empty()) {
+    out->push_back({"OpenCL", "warn", drivers.problem,
+                    "apt install ocl-icd-libopencl1 and a driver (e.g. pocl-opencl-icd); check /etc/OpenCL/vendors "
+                    "and OCL_ICD_VENDORS"});
     return;
   }
-  using GetPlatforms = std::int32_t (*)(std::uint32_t, void**, std::uint32_t*);
-  using GetPlatformInfo = std::int32_t (*)(void*, std::uint32_t, std::size_t, void*, std::size_t*);
-  auto get_platforms = reinterpret_cast<GetPlatforms>(::dlsym(loader, "clGetPlatformIDs"));
-  auto get_info = reinterpret_cast<GetPlatformInfo>(::dlsym(loader, "clGetPlatformInfo"));
-  std::uint32_t count = 0;
-  if (!get_platforms || !get_info || get_platforms(0, nullptr, &count) != 0 || count == 0) {
-    out->push_back({"OpenCL", "warn", "the ICD loader finds no platform",
-                    "install a driver (e.g. pocl-opencl-icd) or check /etc/OpenCL/vendors and OCL_ICD_VENDORS"});
-    return;
-  }
-  std::vector<void*> platforms(count);
-  get_platforms(count, platforms.data(), nullptr);
-  std::string names;
-  for (void* platform : platforms) {
-    char name[256] = {}, version[256] = {};
-    get_info(platform, 0x0902 /* CL_PLATFORM_NAME */, sizeof name - 1, name, nullptr);
-    get_info(platform, 0x0901 /* CL_PLATFORM_VERSION */, sizeof version - 1, version, nullptr);
-    names += (names.empty() ? "" : "; ") + std::string(name) + " (" + version + ")";
-  }
-  out->push_back({"OpenCL", "ok", std::to_string(count) + " platform(s): " + names, ""});
+  out->push_back({"OpenCL", "ok", std::to_string(drivers.platforms.size()) + " platform(s): " + join(drivers.platforms), ""});
+  for (const VisibleDevice& device : drivers.devices) add_identity("opencl", device, out);
 }
 
 void check_level_zero(Findings* out) {
-  void* loader = ::dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!loader) {
-    out->push_back({"Level Zero", "info", "no Level Zero loader (libze_loader.so.1)",
-                    "only needed for Level Zero apps: apt install libze1 and your GPU's driver"});
+  const VisibleDrivers drivers = visible_level_zero_drivers();
+  if (!drivers.problem.empty()) {
+    out->push_back({"Level Zero", "info", drivers.problem,
+                    "only needed for Level Zero apps: apt install libze1 and your GPU's Level Zero driver"});
     return;
   }
-  using Init = std::uint32_t (*)(std::uint32_t);
-  using DriverGet = std::uint32_t (*)(std::uint32_t*, void**);
-  auto init = reinterpret_cast<Init>(::dlsym(loader, "zeInit"));
-  auto driver_get = reinterpret_cast<DriverGet>(::dlsym(loader, "zeDriverGet"));
-  std::uint32_t count = 0;
-  if (!init || !driver_get || init(0) != 0 || driver_get(&count, nullptr) != 0 || count == 0) {
-    out->push_back({"Level Zero", "info", "the loader finds no driver",
-                    "only needed for Level Zero apps: install your GPU's Level Zero driver"});
-    return;
-  }
-  out->push_back({"Level Zero", "ok", std::to_string(count) + " driver(s)", ""});
+  out->push_back({"Level Zero", "ok", std::to_string(drivers.platforms.size()) + " driver(s)", ""});
+  for (const VisibleDevice& device : drivers.devices) add_identity("level_zero", device, out);
 }
 
 // The DT_NEEDED entries of an ELF64 program, or nullopt when it is not one.
@@ -239,6 +255,67 @@ void check_injection(Findings* out) {
 #endif
 }
 
+// "HMAC on both ends": signed and unsigned records live in separate namespaces
+// (docs/remote.md, Trust model), so nodes that differ in JITCACHE_REMOTE_HMAC_KEY share nothing.
+// What the server holds tells whether the other nodes sign as this one does.
+void check_signing(RemoteStore& store, Findings* out) {
+  constexpr std::size_t kMaxScanCalls = 100;  // about 100000 key names: enough to see each kind
+  const bool signs = !store.config().hmac_key.empty();
+  const std::string same_key = "set the same JITCACHE_REMOTE_HMAC_KEY on every node that shares this server "
+                               "(docs/remote.md, Trust model)";
+  RemoteSurvey survey;
+  RemoteResult walked = survey_remote(store, kMaxScanCalls, &survey);
+  if (walked.status != RemoteStatus::ok) {
+    out->push_back({"remote signing", "warn", "could not list the server's records: " + walked.reason,
+                    "check that the Redis user may run SCAN"});
+  }
+  auto keys = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " other key" : " other keys"); };
+  std::string seen = std::to_string(survey.unsigned_records) + " unsigned, " +
+                     (signs ? std::to_string(survey.own_records) + " signed with this key, " : "") +
+                     std::to_string(survey.other_records) + " signed with " + keys(survey.other_namespaces.size());
+  if (!survey.complete) seen += ", among the first " + std::to_string(survey.names_seen) + " names";
+  const std::size_t others = signs ? survey.unsigned_records + survey.other_records : survey.own_records + survey.other_records;
+  const std::size_t ours = signs ? survey.own_records : survey.unsigned_records;
+  if (!signs) {
+    // Without a key this node reads and writes the unsigned records only.
+    if (others > 0) {
+      out->push_back({"remote signing", ours > 0 ? "warn" : "fail",
+                      "this node does not sign, but the server holds records signed by other nodes: it never sees "
+                      "them (records: " + seen + ")",
+                      same_key});
+    } else {
+      out->push_back({"remote signing", "warn",
+                      "records are not signed: whoever can write the server decides what binaries run here (records: " +
+                          seen + ")",
+                      "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"});
+    }
+    return;
+  }
+  if (others > 0) {
+    const std::string who = survey.unsigned_records > 0 && survey.other_records > 0
+                                ? "nodes without a key and nodes with another key"
+                                : survey.unsigned_records > 0 ? "nodes without a key" : "nodes with another key";
+    out->push_back({"remote signing", ours > 0 ? "warn" : "fail",
+                    "this node signs, but the server also holds records of " + who +
+                        ": they and this node never share a build (records: " + seen + ")",
+                    same_key + "; during a key rotation this is expected"});
+  } else {
+    out->push_back({"remote signing", "ok", "records are signed and verified (records: " + seen + ")", ""});
+  }
+  // One record this node would read, verified as a lookup would: a forged or damaged one shows here.
+  if (survey.own_sample) {
+    RemoteResult sample = store.load(*survey.own_sample);
+    if (sample.status == RemoteStatus::bad_hmac || sample.status == RemoteStatus::corrupt) {
+      out->push_back({"remote record", "fail",
+                      store.record_name(*survey.own_sample) + ": " + to_string(sample.status) + ": " + sample.reason,
+                      "someone writes this namespace without the key, or the key differs between nodes: "
+                      "compare JITCACHE_REMOTE_HMAC_KEY, and restrict who can write the server"});
+    } else if (sample.status == RemoteStatus::ok) {
+      out->push_back({"remote record", "ok", "a signed record read back and verified with this key", ""});
+    }
+  }
+}
+
 void check_remote(const Settings& settings, Findings* out) {
   if (settings.remote.empty()) {
     out->push_back({"remote", "info", "no remote tier (JITCACHE_REMOTE unset)", ""});
@@ -264,14 +341,7 @@ void check_remote(const Settings& settings, Findings* out) {
     out->push_back({"remote", "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
                     "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
   }
-  if (config.hmac_key.empty()) {
-    out->push_back({"remote signing", "warn",
-                    "records are not signed: whoever can write the server decides what binaries run here",
-                    "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"});
-  } else {
-    out->push_back({"remote signing", "ok",
-                    "records are signed and verified; nodes without this key use separate records", ""});
-  }
+  if (probe.status == RemoteStatus::miss || probe.status == RemoteStatus::ok) check_signing(store, out);
 }
 
 void check_traces(const Settings& settings, std::size_t last, Findings* out) {
@@ -327,12 +397,18 @@ int run_doctor(bool json, const std::string& program) {
   if (json) {
     nlohmann::json list = nlohmann::json::array();
     for (const Finding& f : findings) {
-      list.push_back({{"check", f.check}, {"status", f.status}, {"detail", f.detail}, {"fix", f.fix}});
+      nlohmann::json item = {{"check", f.check}, {"status", f.status}, {"detail", f.detail}, {"fix", f.fix}};
+      if (!f.identity.is_null()) item["identity"] = f.identity;
+      list.push_back(std::move(item));
     }
     print_json({{"schema", kJsonSchemaVersion}, {"ok", !failed}, {"checks", list}});
   } else {
     for (const Finding& f : findings) {
-      std::printf("%-5s %-15s %s\n", f.status.c_str(), f.check.c_str(), f.detail.c_str());
+      std::string detail = f.detail;  // continuation lines line up under the first
+      for (std::size_t at = detail.find('\n'); at != std::string::npos; at = detail.find('\n', at + 1)) {
+        detail.insert(at + 1, 22, ' ');
+      }
+      std::printf("%-5s %-15s %s\n", f.status.c_str(), f.check.c_str(), detail.c_str());
       if (!f.fix.empty()) std::printf("      %-15s -> %s\n", "", f.fix.c_str());
     }
     std::printf("%s\n", failed ? "Problems found (fail above)." : "No problem found.");
