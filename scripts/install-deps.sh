@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
   dpkg-dev  # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
+  lintian  # tests/install/deb_package_test.sh checks the .deb with it
   ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 pocl-opencl-icd clinfo clblast-tests
   libze-dev libze1
   nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev

@@ -22,14 +22,34 @@ trap cleanup EXIT
   fail "cpack: $(cat "$tmp/cpack.log")"
 deb=$(ls "$tmp"/pkg/jitcache_*_*.deb)
 dpkg-deb -f "$deb" Depends | grep -q libhiredis || fail "Depends not computed: $(dpkg-deb -f "$deb" Depends)"
+# Debian's own checker: no error (the warnings kept are listed in docs/packaging.md).
+if command -v lintian >/dev/null; then
+  lintian --fail-on error "$deb" >"$tmp/lintian.log" 2>&1 || fail "lintian: $(cat "$tmp/lintian.log")"
+else
+  echo "lintian not installed: not run (scripts/install-deps.sh installs it)"
+fi
 dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i: $(cat "$tmp/dpkg.log")"
 mapfile -t files < <(dpkg -L jitcache)
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
-for wanted in /usr/bin/jitcache "/usr/lib/$arch/libjitcache.so" /usr/share/man/man1/jitcache.1 \
-              /usr/share/man/man5/jitcache-config.5 /usr/share/bash-completion/completions/jitcache \
-              /usr/share/doc/jitcache/README.md; do
+man_pages=(/usr/share/man/man1/jitcache.1.gz /usr/share/man/man5/jitcache-config.5.gz)
+doc=/usr/share/doc/jitcache
+policy_files=("${man_pages[@]}" "$doc/copyright" "$doc/changelog.Debian.gz")
+for wanted in /usr/bin/jitcache "/usr/lib/$arch/jitcache/libjitcache.so" "${policy_files[@]}" \
+              /usr/share/bash-completion/completions/jitcache "$doc/README.md"; do
   [ -f "$wanted" ] || fail "the package does not install $wanted"
 done
+# Man pages and changelog as policy wants them: gzip -9n (no file name, no time stamp), whole.
+for gz in "${man_pages[@]}" "$doc/changelog.Debian.gz"; do
+  [ "$(od -An -tx1 -N8 "$gz" | tr -d ' \n')" = 1f8b080000000000 ] || fail "$gz is not gzip -n: $(od -An -tx1 -N8 "$gz")"
+  gzip -t "$gz" || fail "$gz is damaged"
+done
+zcat /usr/share/man/man1/jitcache.1.gz | grep -q '^\.TH JITCACHE 1' || fail "jitcache.1.gz is not the man page"
+zcat "$doc/changelog.Debian.gz" | head -1 | grep -q "^jitcache ($(dpkg-deb -f "$deb" Version)) " ||
+  fail "changelog.Debian.gz does not start with this version"
+# The license, machine-readable (DEP-5).
+head -1 "$doc/copyright" | grep -qx 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' ||
+  fail "copyright is not DEP-5: $(head -1 "$doc/copyright")"
+grep -qx 'License: MIT' "$doc/copyright" || fail "copyright names no license"
 
 # The installed tool and library only: no JITCACHE_LIBRARY, a cwd outside the build tree.
 cd "$tmp"
@@ -41,7 +61,7 @@ python3 - "$tmp/doctor.json" "$arch" <<'PY'
 import json, os, sys
 checks = json.load(open(sys.argv[1]))["checks"]
 library = [c for c in checks if c["check"] == "library"][0]["detail"]
-assert os.path.realpath(library) == f"/usr/lib/{sys.argv[2]}/libjitcache.so", library
+assert os.path.realpath(library) == f"/usr/lib/{sys.argv[2]}/jitcache/libjitcache.so", library
 PY
 plain=$(env -u LD_PRELOAD "$example")
 cold=$(/usr/bin/jitcache run --trace --trace-dir "$tmp/cold" -- "$example")
@@ -58,5 +78,6 @@ for file in "${files[@]}"; do
   [ -d "$file" ] && [ ! -L "$file" ] && continue  # shared directories (/usr/bin) stay
   [ -e "$file" ] || [ -L "$file" ] && fail "left behind: $file"
 done
-for dir in /usr/share/doc/jitcache; do [ -e "$dir" ] && fail "left behind: $dir"; done
+for file in "${policy_files[@]}"; do [ -e "$file" ] && fail "left behind: $file"; done
+for dir in "$doc" "/usr/lib/$arch/jitcache"; do [ -e "$dir" ] && fail "left behind: $dir"; done
 echo "deb package test: installed, cold then warm hits ($hits), removed without a trace"

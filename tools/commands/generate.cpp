@@ -25,6 +25,17 @@ std::string roff(const std::string& text) {
   return out;
 }
 
+// A long comma-separated list (env_keys' default) is one word to troff, which cannot fit it in a
+// line ("cannot adjust line"): allow a break after each comma (\: is a zero-width break point).
+std::string breakable_list(const std::string& roff_text) {
+  std::string out;
+  for (char c : roff_text) {
+    out += c;
+    if (c == ',') out += "\\:";
+  }
+  return out;
+}
+
 bool is_flag(const CLI::Option* option) { return option->get_type_name().empty(); }
 
 std::vector<const CLI::App*> visible_subcommands(const CLI::App& app) {
@@ -99,7 +110,7 @@ void man5(std::ostream& out) {
       << ".SH SETTINGS\n";
   for (const SettingDefinition& setting : setting_definitions()) {
     out << ".TP\n\\fB" << roff(setting.key) << "\\fR (\\fB" << roff(setting.env) << "\\fR, default \\fI"
-        << roff(*setting.default_value ? setting.default_value : "empty") << "\\fR)\n"
+        << breakable_list(roff(*setting.default_value ? setting.default_value : "empty")) << "\\fR)\n"
         << roff(setting.meaning) << "\n";
   }
   out << ".SH SEE ALSO\n\\fBjitcache\\fR(1)\n";

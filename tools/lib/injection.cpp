@@ -15,9 +15,11 @@ namespace fs = std::filesystem;
 
 std::vector<fs::path> library_candidates(const fs::path& tool_dir) {
   const char* name = "libjitcache.so";
+  // Installed in a private dir of the lib dir: it is a preload library and a layer, not a library
+  // to link against (docs/packaging.md).
   std::vector<fs::path> candidates = {tool_dir / name, tool_dir / ".." / "shim" / name,
-                                      tool_dir / ".." / JITCACHE_INSTALL_LIBDIR / name};
-  if (std::string(JITCACHE_INSTALL_LIBDIR) != "lib") candidates.push_back(tool_dir / ".." / "lib" / name);
+                                      tool_dir / ".." / JITCACHE_INSTALL_LIBDIR / "jitcache" / name};
+  if (std::string(JITCACHE_INSTALL_LIBDIR) != "lib") candidates.push_back(tool_dir / ".." / "lib" / "jitcache" / name);
   return candidates;
 }
 

@@ -17,7 +17,7 @@ namespace jitcache::tool {
 //   1. $JITCACHE_LIBRARY, when set (an explicit choice; an error when it does not exist)
 //   2. <tool dir>/libjitcache.so                 (copied next to the tool)
 //   3. <tool dir>/../shim/libjitcache.so         (the build tree: build/tools/jitcache)
-//   4. <tool dir>/../<libdir>/libjitcache.so     (installed: <prefix>/bin -> <prefix>/lib...)
+//   4. <tool dir>/../<libdir>/jitcache/libjitcache.so  (installed: <prefix>/bin -> <prefix>/lib...)
 std::vector<std::filesystem::path> library_candidates(const std::filesystem::path& tool_dir);
 
 struct LibraryLookup {
