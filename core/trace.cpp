@@ -157,6 +157,17 @@ fs::path write_trace(const fs::path& dir, nlohmann::json record, const ProgramIn
   }
 }
 
+std::vector<fs::path> trace_records(const fs::path& dir, std::string* problem) {
+  std::vector<fs::path> records;
+  *problem = trace_dir_problem(dir);
+  if (!problem->empty()) return records;
+  for (const TraceFile& file : trace_files(dir)) {
+    if (file.record) records.push_back(file.path);
+  }
+  std::sort(records.begin(), records.end());
+  return records;
+}
+
 TraceUsage trace_usage(const fs::path& dir) {
   TraceUsage usage;
   for (const TraceFile& file : trace_files(dir)) {

@@ -35,6 +35,11 @@ std::filesystem::path write_trace(const std::filesystem::path& dir, nlohmann::js
 // else); otherwise why not. A missing folder is fine.
 std::string trace_dir_problem(const std::filesystem::path& dir);
 
+// The trace records in `dir` (regular files, listed and checked without following symlinks),
+// sorted by name, which starts with the record's UTC time: newest last. None when
+// trace_dir_problem() refuses the folder; then `problem` says why (a missing folder is no problem).
+std::vector<std::filesystem::path> trace_records(const std::filesystem::path& dir, std::string* problem);
+
 struct TraceUsage {
   std::uint64_t files = 0;  // trace records
   std::uint64_t bytes = 0;  // records + input copies

@@ -249,6 +249,27 @@ TEST_F(ToolCli, ExplainSaysWhenNothingIsCloseAndWhenItWasAHit) {
   EXPECT_EQ(explain_last()["verdict"], "miss");
 }
 
+// The trace folder is read under the rules the library writes it by (core/trace.hpp): a symlink
+// in its place is refused, never followed to whatever it points at.
+TEST_F(ToolCli, ExplainLastRefusesASymlinkedTraceFolder) {
+  run_example();
+  fs::rename(cache / "traces", tmp / "elsewhere");
+  fs::create_directory_symlink(tmp / "elsewhere", cache / "traces");
+  RunResult result = tool({"explain", "--last"});
+  EXPECT_EQ(result.exit_code, 1) << result.out;
+  EXPECT_NE(result.err.find("is a symlink"), std::string::npos) << result.err;
+  EXPECT_EQ(result.out, "");
+  // doctor's "last lookup" lines follow the same rule: the folder is named, no trace is read.
+  const json report = tool_json({"doctor"});
+  bool named = false;
+  for (const json& check : report["checks"]) {
+    EXPECT_NE(check["check"], "last lookup") << check.dump();
+    named = named || (check["check"] == "traces" && check["detail"].get<std::string>().find("is a symlink") !=
+                                                        std::string::npos);
+  }
+  EXPECT_TRUE(named) << report.dump(1);
+}
+
 TEST_F(ToolCli, VerifyOfACacheThatDoesNotExistYetIsFine) {
   RunResult result = tool({"verify"});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;

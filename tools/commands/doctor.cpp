@@ -18,6 +18,7 @@
 #include "core/remote_tier.hpp"
 #include "core/settings.hpp"
 #include "core/stats.hpp"
+#include "core/trace.hpp"
 #include "hashing/key.hpp"
 #include "store/remote_store.hpp"
 #include "store/remote_survey.hpp"
@@ -350,14 +351,16 @@ void check_traces(const Settings& settings, std::size_t last, Findings* out) {
   } else {
     out->push_back({"traces", "ok", "on, in " + settings.trace_dir.string(), ""});
   }
-  std::error_code ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> traces;
-  for (fs::directory_iterator it(settings.trace_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json") traces.emplace_back(it->last_write_time(ec), it->path());
+  // Read by the rules the library writes them by (core/trace.hpp): no symlinks, the user's folder.
+  std::string problem;
+  std::vector<fs::path> traces = trace_records(settings.trace_dir, &problem);
+  if (!problem.empty()) {
+    out->push_back({"traces", settings.trace ? "fail" : "warn", problem,
+                    "traces are neither written nor read there until it is fixed"});
   }
-  std::sort(traces.rbegin(), traces.rend());
+  std::reverse(traces.begin(), traces.end());  // newest first
   if (traces.size() > last) traces.resize(last);
-  for (const auto& [when, path] : traces) {
+  for (const fs::path& path : traces) {
     const std::optional<nlohmann::json> read = read_json_object(path);
     if (!read) continue;
     const nlohmann::json& trace = *read;

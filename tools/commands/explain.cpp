@@ -5,6 +5,7 @@
 #include <memory>
 #include <set>
 
+#include "core/trace.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/explain.hpp"
@@ -27,17 +28,19 @@ struct ExplainOptions {
 
 // The newest trace that was not a hit (the one worth explaining), else the newest of all.
 // Trace names start with their UTC time, so name order is time order.
+// The folder is read by the rules the library writes it by (core/trace.hpp: no symlinks, the
+// user's own folder).
 std::optional<fs::path> newest_trace(const fs::path& dir, std::string* error) {
-  std::vector<fs::path> files;
-  std::error_code ec;
-  for (const auto& item : fs::directory_iterator(dir, ec)) {
-    if (item.path().extension() == ".json" && item.is_regular_file(ec)) files.push_back(item.path());
+  std::string problem;
+  const std::vector<fs::path> files = trace_records(dir, &problem);
+  if (!problem.empty()) {
+    *error = "explain: cannot read traces: " + problem;
+    return std::nullopt;
   }
   if (files.empty()) {
     *error = "no traces in " + dir.string() + " (run the app with JITCACHE_TRACE=1 or `jitcache run --trace`)";
     return std::nullopt;
   }
-  std::sort(files.begin(), files.end());
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
     auto trace = read_json_object(*it);
     if (trace && trace->value("verdict", std::string()) != "hit") return *it;
