@@ -33,6 +33,11 @@ class LevelZeroCache : public ::testing::Test {
   }
 
   LevelZeroRun run_cached(std::vector<std::string> args = {}, std::map<std::string, std::string> extra = {}) {
+    return run_cached_app(example(std::move(args)), extra);
+  }
+
+  // `argv` under the preloaded library with traces on, against the test driver.
+  LevelZeroRun run_cached_app(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra = {}) {
     fs::path trace_dir = tmp / ("traces-" + std::to_string(++runs));
     RunOptions options;
     options.env = driver_env();
@@ -40,9 +45,9 @@ class LevelZeroCache : public ::testing::Test {
                         {"JITCACHE_DIR", cache.string()},
                         {"JITCACHE_TRACE", "1"},
                         {"JITCACHE_TRACE_DIR", trace_dir.string()}});
-    for (auto& [name, value] : extra) options.env[name] = value;
+    for (const auto& [name, value] : extra) options.env[name] = value;
     const int before = compiles_so_far();
-    LevelZeroRun cached{run_traced(example(std::move(args)), options, trace_dir)};
+    LevelZeroRun cached{run_traced(argv, options, trace_dir)};
     cached.compiles = compiles_so_far() - before;
     return cached;
   }
@@ -125,18 +130,10 @@ TEST_F(LevelZeroCache, PluginWithItsOwnLoaderIsCachedUnderPreload) {
   RunResult plain = run(host, plain_options);
   expect_success(plain);
   for (int round = 0; round < 2; ++round) {
-    fs::path trace_dir = tmp / ("plugin-traces-" + std::to_string(round));
-    RunOptions options;
-    options.env = driver_env();
-    options.env.insert({{"LD_PRELOAD", JITCACHE_LIBRARY},
-                        {"JITCACHE_DIR", cache.string()},
-                        {"JITCACHE_TRACE", "1"},
-                        {"JITCACHE_TRACE_DIR", trace_dir.string()}});
-    const int before = compiles_so_far();
-    CachedRun cached = run_traced(host, options, trace_dir);
+    LevelZeroRun cached = run_cached_app(host);
     expect_success(cached.result);
     EXPECT_EQ(cached.result.out, plain.out);
-    EXPECT_EQ(compiles_so_far() - before, round == 0 ? 1 : 0);
+    EXPECT_EQ(cached.compiles, round == 0 ? 1 : 0);
     EXPECT_EQ(cached.verdicts[round == 0 ? "miss" : "hit"], 1);
   }
 }

@@ -37,10 +37,7 @@ class LongWait : public ::testing::Test {
   }
 
   std::string plain_output() {
-    RunOptions options;
-    options.env = {{"POCL_KERNEL_CACHE", "0"}};
-    options.unset = {"LD_PRELOAD"};
-    RunResult plain = run({OPENCL_EXAMPLE}, options);
+    RunResult plain = run_plain({OPENCL_EXAMPLE});
     EXPECT_EQ(plain.exit_code, 0) << plain.err;
     return plain.out;
   }

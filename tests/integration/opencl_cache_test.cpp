@@ -36,13 +36,6 @@ class OpenClCache : public ::testing::Test {
     return run_traced(argv, options, trace_dir);
   }
 
-  RunResult run_plain(const std::vector<std::string>& argv) {
-    RunOptions options;
-    options.env = {{"POCL_KERNEL_CACHE", "0"}};
-    options.unset = {"LD_PRELOAD"};
-    return run(argv, options);
-  }
-
   static std::vector<std::string> example(std::vector<std::string> args = {}) {
     args.insert(args.begin(), OPENCL_EXAMPLE);
     return args;

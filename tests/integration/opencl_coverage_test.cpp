@@ -42,14 +42,6 @@ class OpenClCoverage : public ::testing::Test {
     return run_traced(argv, options, trace_dir);
   }
 
-  RunResult run_plain(const std::vector<std::string>& argv, std::map<std::string, std::string> extra = {}) {
-    RunOptions options;
-    options.env = {{"POCL_KERNEL_CACHE", "0"}};
-    for (auto& [name, value] : extra) options.env[name] = value;
-    options.unset = {"LD_PRELOAD", "OPENCL_LAYERS"};
-    return run(argv, options);
-  }
-
   // The app builds `programs` programs: a cold run under `via` misses each, a warm one hits each,
   // and both print what the run without jitcache printed.
   void expect_cold_misses_then_warm_hits(Via via, const std::vector<std::string>& argv, int programs,

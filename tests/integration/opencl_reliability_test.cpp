@@ -62,13 +62,6 @@ class OpenClReliability : public ::testing::Test {
     return done;
   }
 
-  static RunResult run_plain(const std::vector<std::string>& argv) {
-    RunOptions options;
-    options.env = {{"POCL_KERNEL_CACHE", "0"}};
-    options.unset = {"LD_PRELOAD"};
-    return run(argv, options);
-  }
-
   // The app behaved as without the shim and the shim said at most one line.
   static void expect_unaffected(const RunResult& cached, const RunResult& plain) {
     EXPECT_EQ(cached.exit_code, 0) << cached.err;

@@ -142,6 +142,14 @@ int CachedRun::count(const std::string& kind, const std::string& verdict) const 
   return n;
 }
 
+RunResult run_plain(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra) {
+  RunOptions options;
+  options.env = {{"POCL_KERNEL_CACHE", "0"}};
+  for (const auto& [name, value] : extra) options.env[name] = value;
+  options.unset = {"LD_PRELOAD", "OPENCL_LAYERS"};
+  return run(argv, options);
+}
+
 CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& options,
                      const std::filesystem::path& trace_dir) {
   CachedRun cached;

@@ -27,6 +27,10 @@ struct RunOptions {
 
 RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
 
+// The app without jitcache (LD_PRELOAD and OPENCL_LAYERS removed), PoCL's own kernel cache off as
+// in the cached runs it is compared with; `extra` is added to the environment.
+RunResult run_plain(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra = {});
+
 // A fresh directory under the system temp dir, removed with its contents at the end of scope.
 class TempDir {
  public:
