@@ -269,6 +269,7 @@ void check_signing(RemoteStore& store, Findings* out) {
   if (walked.status != RemoteStatus::ok) {
     out->push_back({"remote signing", "warn", "could not list the server's records: " + walked.reason,
                     "check that the Redis user may run SCAN"});
+    return;  // what was seen before the failure is no verdict
   }
   auto keys = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " other key" : " other keys"); };
   std::string seen = std::to_string(survey.unsigned_records) + " unsigned, " +
