@@ -550,6 +550,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
       {"verdict", to_string(lookup.verdict)},
       {"tier", lookup.tier},
       {"pack", lookup.pack},
+      {"label", settings_.label},
       {"reason", lookup.reason},
       {"remote", lookup.remote},
       {"timings_us",
