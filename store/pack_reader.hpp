@@ -48,8 +48,11 @@ class PackReader {
   LoadResult load(const Digest128& key) const;
   // The index record of `i` (0 <= i < entry_count), in key order.
   pack::IndexRecord record(std::size_t i) const;
-  // Reads and checks one entry by its record (what load() does after the index search).
-  LoadResult load_record(const pack::IndexRecord& record) const;
+  // Reads and checks one entry by its record (what load() does after the index search). The
+  // binary's SHA-256 is checked when the pack is signed (the signature vouches for those digests
+  // only) or `full_check` asks; an unsigned pack's binary is checked against the XXH3-64 its
+  // SHA-256-checked sidecar names, as the disk store checks its entries.
+  LoadResult load_record(const pack::IndexRecord& record, bool full_check = false) const;
 
  private:
   PackReader() = default;

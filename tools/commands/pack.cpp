@@ -261,7 +261,7 @@ int verify(const PackOptions& options) {
       const pack::IndexRecord record = pack->record(i);
       if (previous && !(*previous < record.key)) problems.push_back("index not sorted at " + record.key.hex());
       previous = record.key;
-      LoadResult loaded = pack->load_record(record);
+      LoadResult loaded = pack->load_record(record, /*full_check=*/true);
       if (loaded.status != LoadStatus::hit) problems.push_back(loaded.reason);
     }
     if (!problems.empty()) exit_code = 1;
@@ -291,7 +291,7 @@ int import(const PackOptions& options) {
     for (std::size_t i = 0; i < pack->entry_count(); ++i) {
       progress(i + 1, pack->entry_count());
       const pack::IndexRecord record = pack->record(i);
-      LoadResult loaded = pack->load_record(record);
+      LoadResult loaded = pack->load_record(record, /*full_check=*/true);
       if (loaded.status != LoadStatus::hit) {
         ++refused;
         std::fprintf(stderr, "jitcache: warning: %s: %s\n", path.c_str(), loaded.reason.c_str());
@@ -327,7 +327,7 @@ int merge_or_strip(PackOptions options, const std::string& command) {
     for (std::size_t i = 0; i < pack->entry_count(); ++i) {
       progress(i + 1, pack->entry_count());
       const pack::IndexRecord record = pack->record(i);
-      LoadResult loaded = pack->load_record(record);
+      LoadResult loaded = pack->load_record(record, /*full_check=*/true);
       if (loaded.status != LoadStatus::hit) {
         ++refused;
         std::fprintf(stderr, "jitcache: warning: %s: entry left out: %s\n", path.c_str(), loaded.reason.c_str());
