@@ -7,6 +7,8 @@
 
 #include <fstream>
 
+#include "store/entry_check.hpp"
+#include "store/pack_writer.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -202,6 +204,30 @@ TEST_F(Pack, MergeIsTheUnionAndReportsConflicts) {
   std::sort(expected.begin(), expected.end());
   EXPECT_EQ(keys_of(merged), expected);
   EXPECT_EQ(pack_hits(run_example(tmp / "fresh", {{"JITCACHE_PACKS", merged.string()}})), 2);
+}
+
+// The same key with other bytes in two packs: the first pack's entry is kept, the conflict is
+// reported (JSON and exit 1); keys in only one pack are all kept.
+TEST_F(Pack, MergeConflictKeepsTheFirstAndSaysSo) {
+  auto entry = [](const std::string& key_text, const std::string& binary) {
+    PackEntry made;
+    made.key = xxh3_128(key_text);
+    made.binary = binary;
+    made.sidecar = {{"schema", 1}, {"api", "opencl"}, {"kind", "source"}};
+    store_detail::add_integrity_fields(&made.sidecar, made.key.hex(), made.binary);
+    return made;
+  };
+  const fs::path first = tmp / "first.jcpack", second = tmp / "second.jcpack", merged = tmp / "merged.jcpack";
+  std::string error;
+  ASSERT_TRUE(write_pack(first, {entry("shared", "first bytes"), entry("only-first", "a")}, {}, &error)) << error;
+  ASSERT_TRUE(write_pack(second, {entry("shared", "other bytes"), entry("only-second", "b")}, {}, &error)) << error;
+  json result = tool_json(tmp.path(), {"pack", "merge", first.string(), second.string(), "-o", merged.string()}, 1);
+  ASSERT_EQ(result["conflicts"].size(), 1u);
+  EXPECT_EQ(result["conflicts"][0]["key"], xxh3_128("shared").hex());
+  EXPECT_EQ(result["conflicts"][0]["dropped_from"], second.string());
+  EXPECT_EQ(result["entries"], 3);
+  const json shown = tool_json(tmp.path(), {"pack", "show", merged.string(), xxh3_128("shared").hex()});
+  EXPECT_EQ(shown["sidecar"]["binary_size"], std::string("first bytes").size());
 }
 
 TEST_F(Pack, StripLeavesNoSourceBytesAndStillServes) {

@@ -3,7 +3,9 @@
 // refused whole, and the signature rules (trusted, untrusted, unsigned, changed after signing).
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <memory>
@@ -197,6 +199,41 @@ TEST_F(PackTest, TruncatedOrForeignFilesAreRefusedNotCrashed) {
   }
   std::ofstream(pack, std::ios::trunc) << std::string(4096, 'x');
   EXPECT_NE(refusal().find("not a jitcache pack"), std::string::npos);
+}
+
+// Every single-byte change anywhere in a small pack, signed or not: the pack is refused, or each
+// entry is refused or served with exactly its own bytes. Never a wrong binary, never a crash.
+TEST_F(PackTest, NoSingleByteChangeServesAWrongBinary) {
+  auto [private_pem, public_pem] = make_key_pair();
+  for (const std::string& key : {std::string(), private_pem}) {
+    write(make_entries(3), key);
+    const std::string original = [&] {
+      std::ifstream in(pack, std::ios::binary);
+      return std::string((std::istreambuf_iterator<char>(in)), {});
+    }();
+    int served = 0, refused = 0;
+    const int fd = ::open(pack.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0);
+    for (std::size_t at = 0; at < original.size(); ++at) {
+      const char damaged = static_cast<char>(original[at] ^ 0x5a);  // changed in place, then restored
+      ASSERT_EQ(::pwrite(fd, &damaged, 1, static_cast<off_t>(at)), 1);
+      std::string error;
+      auto reader = PackReader::open(pack, {}, &error);
+      if (!reader) ++refused;
+      for (int i = 0; reader && i < 3; ++i) {
+        const PackEntry expected = make_entry(i);
+        LoadResult loaded = reader->load(expected.key);
+        if (loaded.status == LoadStatus::hit) {
+          ASSERT_EQ(loaded.binary, expected.binary) << "byte " << at;
+          ++served;
+        }
+      }
+      ASSERT_EQ(::pwrite(fd, &original[at], 1, static_cast<off_t>(at)), 1);
+    }
+    ::close(fd);
+    EXPECT_GT(refused, 0);
+    EXPECT_GT(served, 0);  // changes in padding and unused header fields harm nothing
+  }
 }
 
 TEST_F(PackTest, ManifestChangeRefusesThePack) {

@@ -27,6 +27,7 @@ struct PackOptions {
   bool json = false;
   std::string output;
   std::vector<std::string> packs;  // inputs
+  std::string pack;                // the one input of ls, show, strip, sign
   std::string key;                 // show: one entry
   std::string sign_key;            // --sign / sign --key
   bool strip = false;
@@ -369,6 +370,11 @@ int sign(const PackOptions& options) {
   return 0;
 }
 
+PackOptions one_pack(PackOptions options) {
+  options.packs = {options.pack};
+  return options;
+}
+
 void add_filters(CLI::App* cli, PackOptions* options) {
   cli->add_option("--device", options->filter.device, "only entries whose device name contains this");
   cli->add_option("--driver", options->filter.driver, "only entries whose driver or compiler identity contains this");
@@ -404,15 +410,15 @@ Command add_pack_command(CLI::App& app) {
   subs.emplace_back(create_cli, [options] { return create(*options); });
 
   CLI::App* ls_cli = cli->add_subcommand("ls", "list a pack's entries");
-  ls_cli->add_option("pack", options->packs, "the pack")->required()->expected(1);
+  ls_cli->add_option("pack", options->pack, "the pack")->required();
   json_flag(ls_cli);
-  subs.emplace_back(ls_cli, [options] { return list(*options); });
+  subs.emplace_back(ls_cli, [options] { return list(one_pack(*options)); });
 
   CLI::App* show_cli = cli->add_subcommand("show", "a pack's manifest and signature, or one entry's sidecar");
-  show_cli->add_option("pack", options->packs, "the pack")->required()->expected(1);
+  show_cli->add_option("pack", options->pack, "the pack")->required();
   show_cli->add_option("key", options->key, "key (or prefix) of an entry to show");
   json_flag(show_cli);
-  subs.emplace_back(show_cli, [options] { return show(*options); });
+  subs.emplace_back(show_cli, [options] { return show(one_pack(*options)); });
 
   CLI::App* verify_cli = cli->add_subcommand("verify", "check every entry's checksums and the signature");
   verify_cli->add_option("packs", options->packs, "the packs")->required();
@@ -431,20 +437,20 @@ Command add_pack_command(CLI::App& app) {
   subs.emplace_back(merge_cli, [options] { return merge_or_strip(*options, "merge"); });
 
   CLI::App* strip_cli = cli->add_subcommand("strip", "a copy without sources and build logs (--obfuscate: names hashed)");
-  strip_cli->add_option("pack", options->packs, "the pack")->required()->expected(1);
+  strip_cli->add_option("pack", options->pack, "the pack")->required();
   add_output(strip_cli, options.get(), false);
   strip_cli->add_flag("--obfuscate", options->obfuscate, "labels and kernel names become hashes too");
   json_flag(strip_cli);
   subs.emplace_back(strip_cli, [options] {
     options->strip = true;
-    return merge_or_strip(*options, "strip");
+    return merge_or_strip(one_pack(*options), "strip");
   });
 
   CLI::App* sign_cli = cli->add_subcommand("sign", "sign a pack in place (Ed25519)");
-  sign_cli->add_option("pack", options->packs, "the pack")->required()->expected(1);
+  sign_cli->add_option("pack", options->pack, "the pack")->required();
   sign_cli->add_option("-k,--key", options->sign_key, "Ed25519 private key (PEM)")->required();
   json_flag(sign_cli);
-  subs.emplace_back(sign_cli, [options] { return sign(*options); });
+  subs.emplace_back(sign_cli, [options] { return sign(one_pack(*options)); });
 
   return {cli, [subs] {
             for (const auto& [sub, run] : subs) {
