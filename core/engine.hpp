@@ -2,9 +2,10 @@
 // as ProgramInputs + TargetIdentity, ask for a Lookup per device, and end each Lookup with exactly
 // one of loaded() / rejected()+built() / built() / failed(). No OpenCL or Level Zero types here.
 //
-// lookup() asks the memory tier of the caller's scope, then joins or leads the in-process flight
-// for the key (waiting for a leader on another thread), then the disk store, and on a miss takes
-// the key's cross-process build lock (waiting for a builder in another process, then looking
+// lookup() asks the memory tier of the caller's scope, then the read-only packs (JITCACHE_PACKS,
+// docs/pack-format.md), then joins or leads the in-process flight for the key (waiting for a
+// leader on another thread), then the disk store, and on a miss takes the key's cross-process
+// build lock (waiting for a builder in another process, then looking
 // again). A lookup that misses leads the build: its end (built/failed) wakes the waiters, and the
 // lock is released once the entry is committed. docs/concurrency.md has the details.
 #pragma once
