@@ -88,6 +88,15 @@ targets() {
     echo "| 100k entries ($where): lookup p99 ≤ 100 µs | $(value lookup_p99) µs | $(verdict "$(value lookup_p99)" 100 "<=") |"
     echo "| 100k entries ($where): eviction pass ≤ 2 s | $(value eviction_pass) s (\`rm\` of as many files: $(value rm_floor) s) | $(verdict "$(value eviction_pass)" 2 "<=") |"
   done
+  if [ -f "$r/pack.csv" ]; then
+    pack_value() { awk -F, -v b="$1" -v m="$2" '$1 == b && $2 == m { print $3 }' "$r/pack.csv"; }
+    local b
+    for b in 4096 16384 65536; do
+      echo "| packs, 10 000 entries of $((b / 1024)) KiB: lookup p99 ≤ 50 µs (unsigned / signed pack) | $(pack_value $b hit_p99) / $(pack_value $b signed_hit_p99) µs | $(verdict "$(pack_value $b hit_p99)" 50 "<=") / $(verdict "$(pack_value $b signed_hit_p99)" 50 "<=") |"
+    done
+    echo "| packs: building ≤ 2 × copying the same bytes (from memory) | $(pack_value 16384 write_vs_copy) × | $(verdict "$(pack_value 16384 write_vs_copy)" 2 "<=") |"
+    echo "| packs: \`pack create\` path ≤ 2 × \`cp -r\` of the store | $(pack_value 16384 create_vs_cp) × | $(verdict "$(pack_value 16384 create_vs_cp)" 2 "<=") |"
+  fi
 }
 
 section() {  # title, fragment, plot
@@ -130,5 +139,6 @@ section() {  # title, fragment, plot
   section "Part 4: 16 processes at once on an empty cache" many
   section "Part 5: a store with 100k entries" scale
   section "Part 6: real clients against the caches they already have (PoCL)" clients
+  section "Part 7: packs" pack
 } > "$doc"
 echo "wrote $doc"

@@ -17,6 +17,7 @@
 #include "hashing/input_recheck.hpp"
 #include "store/disk_store.hpp"
 #include "store/file_ops.hpp"
+#include "store/pack_set.hpp"
 
 namespace jitcache {
 namespace {
@@ -69,6 +70,16 @@ StoreLimits limits_from(const Settings& settings) {
   limits.max_entry_size = settings.max_entry_size;
   limits.read_only = settings.read_only;
   return limits;
+}
+
+// The packs of JITCACHE_PACKS, or null when none is set; every pack left out is warned about.
+std::shared_ptr<PackSet> open_packs(const Settings& settings) {
+  if (settings.packs.empty()) return nullptr;
+  std::vector<std::string> warnings;
+  const PackTrust trust = load_pack_trust(settings.pack_keys, &warnings);
+  std::shared_ptr<PackSet> packs = PackSet::open(settings.packs, trust, &warnings);
+  for (const std::string& warning : warnings) log_warning(warning);
+  return packs;
 }
 
 Engine* create_engine(Engine* (*make)(Settings, std::unique_ptr<DiskStore>)) {
@@ -130,6 +141,7 @@ const char* to_string(Verdict verdict) {
 Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
     : settings_(std::move(settings)),
       store_(std::move(store)),
+      packs_(open_packs(settings_)),
       remote_(RemoteTier::open(settings_)),
       env_patterns_(keyed_patterns(parse_env_patterns(settings_.env_patterns))),
       memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
@@ -208,6 +220,7 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
   lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
 
   if (find_in_memory(lookup)) return lookup;
+  if (find_in_packs(lookup)) return lookup;
   if (wait_for_other_thread(lookup, context)) return lookup;
   if (find_on_disk(lookup)) return lookup;
   if (claim_across_processes(lookup, context)) return lookup;
@@ -272,6 +285,32 @@ bool Engine::wait_for_other_thread(Lookup& lookup, const LookupContext& context)
         continue;
     }
   }
+}
+
+// Packs are read-only and checked entry by entry: a refused entry is counted and warned about, and
+// the lookup goes on to the disk store as if the pack did not hold it.
+bool Engine::find_in_packs(Lookup& lookup) {
+  if (!packs_ || packs_->empty()) return false;
+  Stopwatch reading;
+  PackLookup found = packs_->load(lookup.key.key);
+  lookup.timings.lookup_us += reading.elapsed_us();
+  switch (found.result.status) {
+    case LoadStatus::hit:
+      lookup.verdict = Verdict::hit;
+      lookup.tier = "pack";
+      lookup.pack = found.pack.string();
+      lookup.binary = std::move(found.result.binary);
+      lookup.sidecar = std::move(found.result.sidecar);
+      return true;
+    case LoadStatus::corrupt:
+    case LoadStatus::error:
+      count(counter::pack_refused);
+      log_warning("pack entry refused: " + found.pack.string() + ": " + found.result.reason);
+      return false;
+    case LoadStatus::miss:
+      return false;
+  }
+  return false;
 }
 
 bool Engine::find_on_disk(Lookup& lookup) {
@@ -345,6 +384,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   lookup.timings.load_us = load_us;
   count(lookup.tier == "memory"   ? counter::hit_memory
         : lookup.tier == "remote" ? counter::hit_remote
+        : lookup.tier == "pack"   ? counter::hit_pack
                                   : counter::hit_disk);
   count_entry_hit(lookup.key.key.hex());
   std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
@@ -376,7 +416,8 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
 void Engine::rejected(Lookup& lookup, const std::string& reason) {
   count(counter::stale);
   if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
-  store_->remove(lookup.key.key);
+  if (lookup.tier == "pack") packs_->refuse(lookup.key.key);  // read-only: skipped from now on
+  else store_->remove(lookup.key.key);
   lookup.verdict = Verdict::stale;
   lookup.reason = "driver rejected the cached binary: " + reason;
   lookup.binary.clear();
@@ -413,6 +454,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
       {"kernel_names", result.kernel_names},
       {"build_log", result.build_log.substr(0, kBuildLogExcerpt)},
   };
+  if (!settings_.label.empty()) sidecar["label"] = settings_.label;
   auto binary = std::make_shared<const std::string>(std::move(result.binary));
   if (lookup.claim) {  // waiting threads take the binary now; other processes once it is stored
     FlightOutcome outcome;
@@ -507,6 +549,8 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
       {"components", key["components"]},
       {"verdict", to_string(lookup.verdict)},
       {"tier", lookup.tier},
+      {"pack", lookup.pack},
+      {"label", settings_.label},
       {"reason", lookup.reason},
       {"remote", lookup.remote},
       {"timings_us",

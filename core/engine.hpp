@@ -2,9 +2,10 @@
 // as ProgramInputs + TargetIdentity, ask for a Lookup per device, and end each Lookup with exactly
 // one of loaded() / rejected()+built() / built() / failed(). No OpenCL or Level Zero types here.
 //
-// lookup() asks the memory tier of the caller's scope, then joins or leads the in-process flight
-// for the key (waiting for a leader on another thread), then the disk store, and on a miss takes
-// the key's cross-process build lock (waiting for a builder in another process, then looking
+// lookup() asks the memory tier of the caller's scope, then the read-only packs (JITCACHE_PACKS,
+// docs/pack-format.md), then joins or leads the in-process flight for the key (waiting for a
+// leader on another thread), then the disk store, and on a miss takes the key's cross-process
+// build lock (waiting for a builder in another process, then looking
 // again). A lookup that misses leads the build: its end (built/failed) wakes the waiters, and the
 // lock is released once the entry is committed. docs/concurrency.md has the details.
 #pragma once
@@ -28,6 +29,7 @@
 namespace jitcache {
 
 class DiskStore;
+class PackSet;
 class RemoteTier;
 
 enum class Verdict { hit, miss, stale, uncacheable, failed };
@@ -78,7 +80,8 @@ struct Lookup {
   std::string device;  // human-readable device name, for traces and sidecars
   KeyRecord key;
   Verdict verdict = Verdict::miss;
-  std::string tier;    // "memory" or "disk" on a hit
+  std::string tier;    // "memory", "pack", "disk" or "remote" on a hit
+  std::string pack;    // on a pack hit: the pack file that served it
   std::string reason;  // for stale / uncacheable / failed / corrupt misses
   std::string binary;  // the cached binary on a hit (empty on a memory hit with an object)
   MemoryValue memory;  // on a memory hit: the adapter's object (when it has one) and binary
@@ -142,6 +145,7 @@ class Engine {
   // The steps of lookup(), in order; each returns true when it answered the lookup.
   bool find_in_memory(Lookup& lookup);
   bool wait_for_other_thread(Lookup& lookup, const LookupContext& context);
+  bool find_in_packs(Lookup& lookup);
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   nlohmann::json trace_record(const Lookup& lookup) const;
@@ -152,6 +156,7 @@ class Engine {
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;
+  std::shared_ptr<PackSet> packs_;      // null: no packs configured
   std::shared_ptr<RemoteTier> remote_;  // null: no remote configured
   std::vector<std::string> env_patterns_;
   MemoryTier memory_;

@@ -57,6 +57,14 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"capture", "JITCACHE_CAPTURE", "build",
      "when a missed build's binary is read and stored: build (right after it) or release (at the "
      "program's last release or exit, unless someone waits for it)"},
+    {"packs", "JITCACHE_PACKS", "",
+     "read-only packs asked after the memory tier, before the disk store: pack files or folders of "
+     "*.jcpack, ':'-separated (docs/pack-format.md)"},
+    {"label", "JITCACHE_LABEL", "",
+     "a human name stored with every entry this process builds (shown by ls/show/explain; a pack filter)"},
+    {"pack_keys", "JITCACHE_PACK_KEYS", "",
+     "trusted pack signing keys (PEM files, ':'-separated); when set, unsigned packs and packs signed "
+     "by other keys are refused"},
 };
 
 std::string trim(std::string_view text) {
@@ -248,6 +256,9 @@ Settings load_settings() {
   settings.log_level = parse_log_level(text("log"));
   settings.env_patterns = text("env_keys");
   settings.remote = text("remote");
+  settings.packs = text("packs");
+  settings.pack_keys = text("pack_keys");
+  settings.label = text("label");
   settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
   settings.memory_max_entries = size("memory_max_entries");  // a plain count
   settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds

@@ -50,6 +50,9 @@ struct Settings {
   std::uint64_t memory_max_entries = 0;
   std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key
   bool capture_at_release = false;  // capture = release (docs/settings.md, "capture")
+  std::string packs;      // JITCACHE_PACKS: ':'-separated pack files and folders
+  std::string pack_keys;  // JITCACHE_PACK_KEYS: ':'-separated trusted public key files
+  std::string label;      // JITCACHE_LABEL: a human name for the entries this process builds
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
   std::vector<std::string> problems;      // unparsable values (the default was used instead)

@@ -15,6 +15,8 @@ namespace counter {
 inline constexpr const char* hit_memory = "hits_memory";
 inline constexpr const char* hit_disk = "hits_disk";
 inline constexpr const char* hit_remote = "hits_remote";
+inline constexpr const char* hit_pack = "hits_pack";  // served by a read-only pack (JITCACHE_PACKS)
+inline constexpr const char* pack_refused = "pack_entries_refused";  // a pack entry failed its checks
 inline constexpr const char* miss = "misses";
 inline constexpr const char* store = "stores";
 inline constexpr const char* store_skipped = "stores_skipped";

@@ -41,6 +41,9 @@ int main(int argc, char** argv) {
       add_show_command(app),   add_verify_command(app), add_evict_command(app),
       add_clear_command(app),  add_config_command(app), add_explain_command(app),
       add_doctor_command(app), add_generate_command(app),
+#ifndef _WIN32
+      add_pack_command(app),
+#endif
   };
   // CLI11 parses from the last argument backwards, so it gets a reversed copy (as App::parse(argc, argv)).
   std::vector<std::string> arguments = utf8_arguments(argc, argv);

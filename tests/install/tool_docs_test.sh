@@ -22,6 +22,13 @@ for sub in $subcommands; do
     grep -qF -- "${option//-/\\-}" "$docs/jitcache.1" || fail "jitcache.1 lacks $sub $option"
   done
 done
+# Nested commands (jitcache pack create ...) and their options.
+for nested in $("$tool" pack --help | awk '/^Subcommands:/ {on = 1; next} on && NF {print $1}'); do
+  grep -q "^\.SS \"jitcache pack $nested" "$docs/jitcache.1" || fail "jitcache.1 lacks pack $nested"
+  for option in $("$tool" pack "$nested" --help | grep -oE '^\s+(-[a-z],)?--[a-z-]+' | grep -oE -- '--[a-z-]+'); do
+    grep -qF -- "${option//-/\\-}" "$docs/jitcache.1" || fail "jitcache.1 lacks pack $nested $option"
+  done
+done
 for variable in $("$tool" config --json | sed -n 's/^ *"env": "\(JITCACHE_[A-Z_]*\)".*/\1/p'); do
   grep -qF "${variable}" "$docs/jitcache-config.5" || fail "jitcache-config.5 lacks $variable"
 done
@@ -41,6 +48,8 @@ PATH=$(dirname "$tool"):$PATH
 source "$docs/jitcache.bash-completion"
 [[ " $(complete_line jitcache d) " == *" doctor "* ]] || fail "no completion for doctor"
 [[ $(complete_line jitcache ls --s) == "--sort" ]] || fail "no completion for ls --sort"
+[[ $(complete_line jitcache pack cr) == "create" ]] || fail "no completion for pack create"
+[[ " $(complete_line jitcache pack create --ob) " == *" --obfuscate "* ]] || fail "no completion for pack create --obfuscate"
 key=$(basename "$(find "$JITCACHE_DIR" -name '*.bin' | head -1)" .bin)
 [ -n "$key" ] || fail "the example stored nothing"
 [[ " $(complete_line jitcache show "${key:0:6}") " == *" $key "* ]] || fail "no key completion for show"

@@ -25,7 +25,10 @@ Command add_clear_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
-Command add_generate_command(CLI::App& app);  // hidden: man pages and completion for the build
+Command add_generate_command(CLI::App& app);
+#ifndef _WIN32
+Command add_pack_command(CLI::App& app);  // packs need libcrypto and libarchive: not in the Windows build
+#endif  // hidden: man pages and completion for the build
 
 // Shared by the commands.
 int report_error(const std::string& message, int exit_code = 1);  // "jitcache: error: ..." on stderr

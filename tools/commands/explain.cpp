@@ -8,6 +8,7 @@
 #include "core/trace.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/entry_view.hpp"
 #include "tools/lib/explain.hpp"
 #include "tools/lib/json_file.hpp"
 #include "tools/lib/format.hpp"
@@ -80,6 +81,7 @@ json match_json(const EntryMatch& match) {
           {"created", sidecar.value("created", std::string())},
           {"last_access_ns", match.entry->last_access_ns},
           {"kernel_names", sidecar.contains("kernel_names") ? sidecar["kernel_names"] : json::array()},
+          {"label", entry_label(sidecar)},
           {"same_input", match.same_input},
           {"source_similarity", match.source_similarity},
           {"total_components", match.total_components},
@@ -110,13 +112,18 @@ void print_human(const fs::path& trace_file, const json& trace, const std::vecto
   }
   lookup.add({"  program", program});
   lookup.add({"  device", trace.value("device", std::string("?"))});
+  if (auto label = trace.find("label"); label != trace.end() && label->is_string() && !label->empty()) {
+    lookup.add({"  label", label->get<std::string>()});
+  }
   lookup.add({"  key", trace.value("key", std::string("?"))});
   lookup.add({"  trace", trace_file.string()});
   std::fputs(lookup.render().c_str(), stdout);
   if (matches.empty()) return;
 
   const EntryMatch& best = matches.front();
-  std::printf("\nClosest cached entry  %s\n", best.entry->key.c_str());
+  const std::string best_label = entry_label(best.entry->sidecar);
+  std::printf("\nClosest cached entry  %s%s\n", best.entry->key.c_str(),
+              best_label.empty() ? "" : ("  (" + best_label + ")").c_str());
   std::printf("  built %s, last used %s ago\n", best.entry->sidecar.value("created", std::string("?")).c_str(),
               format_age_ns(fileops::now_ns() - best.entry->last_access_ns).c_str());
   std::printf("  %s (this lookup vs cached entry):\n", closeness(best).c_str());

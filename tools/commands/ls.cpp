@@ -51,7 +51,7 @@ int list_entries(const LsOptions& options) {
     std::printf("No entries in %s\n", settings.dir.string().c_str());
     return 0;
   }
-  Table table({"KEY", "SIZE", "HITS", "LAST USED", "BUILD", "KIND", "DEVICE", "KERNELS"}, {1, 2, 4});
+  Table table({"KEY", "SIZE", "HITS", "LAST USED", "BUILD", "KIND", "DEVICE", "KERNELS", "LABEL"}, {1, 2, 4});
   const std::int64_t now = fileops::now_ns();
   std::uint64_t total = 0;
   for (const EntryInfo& entry : entries) {
@@ -61,7 +61,7 @@ int list_entries(const LsOptions& options) {
                format_age_ns(now - entry.last_access_ns) + " ago",
                format_duration_us(sidecar.is_object() ? sidecar.value("compile_time_us", std::uint64_t{0}) : 0),
                entry_kind(sidecar), device.size() > 32 ? device.substr(0, 30) + ".." : device,
-               entry_kernels(sidecar)});
+               entry_kernels(sidecar), entry_label(sidecar)});
     total += entry.bytes;
   }
   std::fputs(table.render().c_str(), stdout);

@@ -121,6 +121,7 @@ int show_entry(const ShowOptions& options) {
   Table facts;
   facts.add({"files", (settings.dir / hex.substr(0, 2) / hex.substr(2, 2) / (hex + ".{bin,json}")).string()});
   facts.add({"program", entry_kind(sidecar) + ", kernels " + entry_kernels(sidecar, 200)});
+  if (!entry_label(sidecar).empty()) facts.add({"label", entry_label(sidecar)});
   facts.add({"device", sidecar.value("device", std::string("?"))});
   facts.add({"built", sidecar.value("created", std::string("?")) + " by " + sidecar.value("created_by", std::string("?")) +
                           " in " + format_duration_us(sidecar.value("compile_time_us", std::uint64_t{0}))});

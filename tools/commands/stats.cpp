@@ -19,9 +19,9 @@ struct StatsOptions {
 
 // Every counter the engine knows, in display order, so that a fresh cache shows zeros.
 const std::vector<const char*> kKnownCounters = {
-    counter::hit_memory, counter::hit_disk,  counter::hit_remote, counter::miss,     counter::store,
+    counter::hit_memory, counter::hit_pack, counter::hit_disk,  counter::hit_remote, counter::miss,     counter::store,
     counter::store_skipped, counter::stale,  counter::corrupt,    counter::error,    counter::eviction,
-    counter::bytes_stored, counter::time_saved_us};
+    counter::bytes_stored, counter::time_saved_us, counter::pack_refused};
 
 nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size) {
   const TraceUsage traces = trace_usage(settings.trace_dir);
@@ -36,7 +36,8 @@ nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, co
       uncacheable_total += value;
     }
   }
-  const std::int64_t hits = counters[counter::hit_memory] + counters[counter::hit_disk] + counters[counter::hit_remote];
+  const std::int64_t hits = counters[counter::hit_memory] + counters[counter::hit_pack] + counters[counter::hit_disk] +
+                            counters[counter::hit_remote];
   const std::int64_t lookups = hits + counters[counter::miss];
   return {{"schema", kJsonSchemaVersion},
           {"dir", settings.dir.string()},
@@ -73,6 +74,7 @@ void print_human(const nlohmann::json& stats) {
   table.add({});
   table.add({"Hits", std::to_string(stats["hits"].get<std::int64_t>()), percent(stats["hit_rate"]) + " of lookups"});
   table.add({"  memory", n(counter::hit_memory)});
+  table.add({"  packs", n(counter::hit_pack), "hits from packs (JITCACHE_PACKS)"});
   table.add({"  disk", n(counter::hit_disk)});
   table.add({"  remote", n(counter::hit_remote)});
   table.add({"Misses", n(counter::miss), "real builds (including rebuilds of stale or corrupt entries)"});
@@ -81,6 +83,7 @@ void print_human(const nlohmann::json& stats) {
   table.add({"Stale rejected", n(counter::stale), "cached binaries the driver refused"});
   table.add({"Corrupt entries", n(counter::corrupt), "failed their checksum, quarantined"});
   table.add({"Errors", n(counter::error), "store could not be read or written"});
+  table.add({"Pack entries refused", n(counter::pack_refused), "failed their checksum in a pack, not served"});
   table.add({"Evictions", n(counter::eviction)});
   table.add({"Uncacheable", std::to_string(stats["uncacheable_total"].get<std::int64_t>())});
   for (const auto& [reason, count] : stats["uncacheable"].items()) {

@@ -1,0 +1,224 @@
+// Packs (docs/pack-format.md), two numbers for docs/benchmarks.md:
+//  1. lookup latency in a pack of N entries (default 10 000): every key once in random order plus
+//     as many absent keys, each timed alone; p50/p99/max of hits and misses.
+//  2. building that pack vs copying the same bytes: (a) write_pack from entries in memory vs
+//     writing the same sidecar and binary bytes into one file with the same fsync; (b) the whole
+//     `pack create` path (list + checked load from a real store + write_pack) vs `cp -r` of that
+//     store followed by sync.
+// Usage: pack_bench WORK_DIR [ENTRIES] [BINARY_BYTES] [lookups]. Prints CSV rows (bench/pack.sh).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+
+#include "store/disk_store.hpp"
+#include "store/entry_check.hpp"
+#include "store/pack_reader.hpp"
+#include "store/pack_writer.hpp"
+
+namespace fs = std::filesystem;
+using namespace jitcache;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+PackEntry make_entry(int i, std::size_t binary_bytes, std::mt19937_64& random) {
+  PackEntry entry;
+  entry.key = xxh3_128("bench entry " + std::to_string(i));
+  entry.binary.resize(binary_bytes);
+  for (std::size_t at = 0; at + 8 <= binary_bytes; at += 8) {
+    const std::uint64_t word = random();
+    std::memcpy(entry.binary.data() + at, &word, 8);
+  }
+  // A sidecar shaped like a real one (components of a ~1 KiB source, kernel names).
+  entry.sidecar = {{"schema", 1}, {"api", "opencl"}, {"kind", "source"}, {"device", "bench device"},
+                   {"components", {{"input", {{"digest", "0123456789abcdef0123456789abcdef"},
+                                              {"value", {{"size", 1024}, {"text", std::string(1024, 'k')}}}}}}},
+                   {"compile_time_us", 500000}, {"created", "2026-11-24T00:00:00Z"},
+                   {"kernel_names", {"kernel_a", "kernel_b"}}};
+  store_detail::add_integrity_fields(&entry.sidecar, entry.key.hex(), entry.binary);
+  return entry;
+}
+
+std::string private_key_pem() {
+  EVP_PKEY* key = EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519");
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(bio, &data);
+  std::string text(data, static_cast<std::size_t>(size));
+  BIO_free(bio);
+  EVP_PKEY_free(key);
+  return text;
+}
+
+struct Percentiles {
+  double p50 = 0, p99 = 0, max = 0;
+};
+Percentiles percentiles(std::vector<double> us) {
+  std::sort(us.begin(), us.end());
+  auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<std::size_t>(q * us.size()))]; };
+  return {at(0.5), at(0.99), us.back()};
+}
+
+// The same bytes the pack holds, written into one file in 1 MiB writes, then fsync.
+double copy_bytes(const fs::path& file, const std::vector<PackEntry>& entries) {
+  const auto start = Clock::now();
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::string buffer;
+  auto flush = [&] {
+    if (::write(fd, buffer.data(), buffer.size()) != static_cast<ssize_t>(buffer.size())) std::abort();
+    buffer.clear();
+  };
+  for (const PackEntry& entry : entries) {
+    buffer += store_detail::sidecar_text(entry.sidecar);
+    buffer += entry.binary;
+    if (buffer.size() >= (1u << 20)) flush();
+  }
+  flush();
+  ::fsync(fd);
+  ::close(fd);
+  return seconds_since(start);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: pack_bench WORK_DIR [ENTRIES] [BINARY_BYTES]\n");
+    return 2;
+  }
+  const fs::path work = argv[1];
+  const int count = argc > 2 ? std::atoi(argv[2]) : 10000;
+  const std::size_t binary_bytes = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 16384;
+  fs::create_directories(work);
+  std::mt19937_64 random(42);
+  std::vector<PackEntry> entries;
+  for (int i = 0; i < count; ++i) entries.push_back(make_entry(i, binary_bytes, random));
+
+  // 2a. write_pack vs copying the same bytes (both from memory, both fsynced).
+  const fs::path pack = work / "bench.jcpack";
+  const double copy_s = copy_bytes(work / "copy.bin", entries);
+  PackWriteOptions options;
+  options.producer = "pack_bench";
+  std::string error;
+  std::vector<PackEntry> to_write = entries;  // write_pack takes its entries: copy outside the clock
+  auto start = Clock::now();
+  if (!write_pack(pack, std::move(to_write), options, &error)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const double write_s = seconds_since(start);
+  // The copy once more after the pack: whichever runs second competes with the first one's
+  // writeback, so the baseline is the mean of a copy before and a copy after.
+  const double copy_after_s = copy_bytes(work / "copy2.bin", entries);
+  const double copy_mean_s = (copy_s + copy_after_s) / 2;
+
+  // 2b. the pack create path from a real store vs cp -r + sync of that store (skipped with a 4th
+  // argument "lookups": size sweeps of the lookup numbers).
+  const bool lookups_only = argc > 4 && std::string(argv[4]) == "lookups";
+  double cp_s = 0, create_s = 0;
+  if (!lookups_only) {
+  const fs::path root = work / "store";
+  fs::remove_all(root);
+  StoreLimits limits;
+  limits.max_size = 0;
+  auto store = DiskStore::open(root, limits, &error);
+  if (!store) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  for (const PackEntry& entry : entries) store->save(entry.key, entry.binary, entry.sidecar);
+  limits.read_only = true;  // as `pack create` opens it: no LRU touch
+  auto reader_store = DiskStore::open(root, limits, &error);
+  const fs::path copied = work / "store-copy";
+  fs::remove_all(copied);
+  start = Clock::now();
+  const std::string cp = "cp -r '" + root.string() + "' '" + copied.string() + "' && sync";
+  if (std::system(cp.c_str()) != 0) return 1;
+  cp_s = seconds_since(start);
+  start = Clock::now();
+  std::vector<PackEntry> loaded;
+  for (const EntryInfo& info : reader_store->list()) {
+    LoadResult entry = reader_store->load(info.key);
+    if (entry.status == LoadStatus::hit) loaded.push_back({info.key, std::move(entry.sidecar), std::move(entry.binary)});
+  }
+  if (!write_pack(work / "from-store.jcpack", std::move(loaded), options, &error)) return 1;
+  create_s = seconds_since(start);
+  }
+
+  // 1. lookups, unsigned then signed (a signed pack's binaries are checked by SHA-256).
+  std::vector<std::pair<Digest128, bool>> keys;
+  for (const PackEntry& entry : entries) keys.emplace_back(entry.key, true);
+  for (int i = 0; i < count; ++i) keys.emplace_back(xxh3_128("absent " + std::to_string(i)), false);
+  std::shuffle(keys.begin(), keys.end(), random);
+  auto time_lookups = [&](Percentiles* hits, Percentiles* misses) {
+    auto reader = PackReader::open(pack, PackTrust{}, &error);
+    if (!reader) return false;
+    std::vector<double> hit_us, miss_us;
+    for (const auto& [key, present] : keys) {
+      const auto t = Clock::now();
+      LoadResult result = reader->load(key);
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+      if ((result.status == LoadStatus::hit) != present) {
+        error = "wrong answer for " + key.hex();
+        return false;
+      }
+      (present ? hit_us : miss_us).push_back(us);
+    }
+    *hits = percentiles(hit_us);
+    *misses = percentiles(miss_us);
+    return true;
+  };
+  Percentiles hits, misses, signed_hits, signed_misses;
+  if (!time_lookups(&hits, &misses) || !sign_pack(pack, private_key_pem(), &error) ||
+      !time_lookups(&signed_hits, &signed_misses)) {
+    std::fprintf(stderr, "%s\n", error.c_str());
+    return 1;
+  }
+  const double pack_mb = static_cast<double>(fs::file_size(pack)) / 1e6;
+  const double index_mb = static_cast<double>(pack::kIndexHeaderSize + count * pack::kRecordSize) / 1e6;
+
+  // CSV rows: binary_bytes,metric,value,unit (bench/pack.sh turns them into the report's table).
+  auto row = [&](const char* metric, double value, const char* unit) {
+    std::printf("%zu,%s,%.3f,%s\n", binary_bytes, metric, value, unit);
+  };
+  row("entries", count, "count");
+  row("pack_size", pack_mb, "MB");
+  row("index_size", index_mb, "MB");
+  row("hit_p50", hits.p50, "us");
+  row("hit_p99", hits.p99, "us");
+  row("hit_max", hits.max, "us");
+  row("signed_hit_p50", signed_hits.p50, "us");
+  row("signed_hit_p99", signed_hits.p99, "us");
+  row("signed_hit_max", signed_hits.max, "us");
+  row("miss_p50", misses.p50, "us");
+  row("miss_p99", misses.p99, "us");
+  row("miss_max", misses.max, "us");
+  row("write_pack", write_s, "s");
+  row("copy_before", copy_s, "s");
+  row("copy_after", copy_after_s, "s");
+  row("write_vs_copy", write_s / copy_mean_s, "ratio");
+  if (!lookups_only) {
+    row("create_from_store", create_s, "s");
+    row("cp_store", cp_s, "s");
+    row("create_vs_cp", create_s / cp_s, "ratio");
+  }
+  fs::remove_all(work);
+  return 0;
+}

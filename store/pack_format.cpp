@@ -1,0 +1,161 @@
+#include "store/pack_format.hpp"
+
+#include <cstring>
+
+#include <openssl/sha.h>
+
+namespace jitcache::pack {
+namespace {
+
+void put_u32(std::string* out, std::uint32_t value) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+void put_u64(std::string* out, std::uint64_t value) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+void put_be64(std::string* out, std::uint64_t value) {
+  for (int i = 7; i >= 0; --i) out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+void put_sha(std::string* out, const Sha256& digest) { out->append(reinterpret_cast<const char*>(digest.data()), 32); }
+
+std::uint32_t get_u32(const unsigned char* p) {
+  std::uint32_t value = 0;
+  for (int i = 3; i >= 0; --i) value = (value << 8) | p[i];
+  return value;
+}
+std::uint64_t get_u64(const unsigned char* p) {
+  std::uint64_t value = 0;
+  for (int i = 7; i >= 0; --i) value = (value << 8) | p[i];
+  return value;
+}
+std::uint64_t get_be64(const unsigned char* p) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < 8; ++i) value = (value << 8) | p[i];
+  return value;
+}
+Sha256 get_sha(const unsigned char* p) {
+  Sha256 digest;
+  std::memcpy(digest.data(), p, 32);
+  return digest;
+}
+
+// A NUL- or space-terminated octal field; nullopt on anything else.
+std::optional<std::uint64_t> octal(std::string_view field) {
+  std::size_t at = 0;
+  while (at < field.size() && field[at] == ' ') ++at;
+  std::uint64_t value = 0;
+  bool any = false;
+  for (; at < field.size() && field[at] >= '0' && field[at] <= '7'; ++at) {
+    if (value >> 60) return std::nullopt;
+    value = value * 8 + static_cast<std::uint64_t>(field[at] - '0');
+    any = true;
+  }
+  for (; at < field.size(); ++at) {
+    if (field[at] != ' ' && field[at] != '\0') return std::nullopt;
+  }
+  if (!any) return std::nullopt;
+  return value;
+}
+
+std::string c_string(std::string_view field) { return std::string(field.substr(0, field.find('\0'))); }
+
+}  // namespace
+
+std::string encode_header(const IndexHeader& header) {
+  std::string out(kIndexMagic, sizeof kIndexMagic);
+  put_u32(&out, header.version);
+  put_u32(&out, header.header_size);
+  put_u32(&out, header.record_size);
+  put_u32(&out, header.entry_count);
+  put_u64(&out, header.manifest_offset);
+  put_u64(&out, header.manifest_size);
+  put_sha(&out, header.manifest_sha256);
+  put_u64(&out, header.inputs_offset);
+  put_u64(&out, header.inputs_size);
+  out.resize(kIndexHeaderSize, '\0');  // reserved
+  return out;
+}
+
+std::string encode_record(const IndexRecord& record) {
+  std::string out;
+  put_be64(&out, record.key.high);
+  put_be64(&out, record.key.low);
+  put_u64(&out, record.binary_offset);
+  put_u64(&out, record.binary_size);
+  put_u64(&out, record.sidecar_offset);
+  put_u64(&out, record.sidecar_size);
+  put_sha(&out, record.binary_sha256);
+  put_sha(&out, record.sidecar_sha256);
+  return out;
+}
+
+std::optional<IndexHeader> decode_header(std::string_view bytes) {
+  if (bytes.size() < kIndexHeaderSize || std::memcmp(bytes.data(), kIndexMagic, sizeof kIndexMagic) != 0) {
+    return std::nullopt;
+  }
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  IndexHeader header;
+  header.version = get_u32(p + 8);
+  header.header_size = get_u32(p + 12);
+  header.record_size = get_u32(p + 16);
+  header.entry_count = get_u32(p + 20);
+  header.manifest_offset = get_u64(p + 24);
+  header.manifest_size = get_u64(p + 32);
+  header.manifest_sha256 = get_sha(p + 40);
+  header.inputs_offset = get_u64(p + 72);
+  header.inputs_size = get_u64(p + 80);
+  return header;
+}
+
+Digest128 decode_key(const unsigned char* bytes) { return {get_be64(bytes), get_be64(bytes + 8)}; }
+
+IndexRecord decode_record(const unsigned char* p) {
+  IndexRecord record;
+  record.key = decode_key(p);
+  record.binary_offset = get_u64(p + 16);
+  record.binary_size = get_u64(p + 24);
+  record.sidecar_offset = get_u64(p + 32);
+  record.sidecar_size = get_u64(p + 40);
+  record.binary_sha256 = get_sha(p + 48);
+  record.sidecar_sha256 = get_sha(p + 80);
+  return record;
+}
+
+std::optional<TarMember> parse_tar_header(std::string_view block) {
+  if (block.size() < kBlock || block.substr(257, 5) != "ustar") return std::nullopt;
+  // The checksum: the sum of all bytes with the checksum field itself counted as spaces.
+  std::uint64_t sum = 0;
+  for (std::size_t i = 0; i < kBlock; ++i) {
+    sum += (i >= 148 && i < 156) ? static_cast<unsigned char>(' ') : static_cast<unsigned char>(block[i]);
+  }
+  std::optional<std::uint64_t> recorded = octal(block.substr(148, 8));
+  std::optional<std::uint64_t> size = octal(block.substr(124, 12));
+  if (!recorded || *recorded != sum || !size) return std::nullopt;
+  TarMember member;
+  const std::string prefix = c_string(block.substr(345, 155));
+  member.name = (prefix.empty() ? "" : prefix + "/") + c_string(block.substr(0, 100));
+  member.size = *size;
+  return member;
+}
+
+std::string entry_member(const Digest128& key, bool binary) {
+  return std::string(kEntriesFolder) + key.hex() + (binary ? ".bin" : ".json");
+}
+
+Sha256 sha256(std::string_view bytes) {
+  Sha256 digest;
+  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
+  return digest;
+}
+
+std::string hex(const Sha256& digest) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char byte : digest) {
+    out += kDigits[byte >> 4];
+    out += kDigits[byte & 15];
+  }
+  return out;
+}
+
+}  // namespace jitcache::pack

@@ -1,0 +1,84 @@
+// The pack format (docs/pack-format.md): an uncompressed POSIX ustar archive whose first members
+// are a fixed-layout binary index, a fixed-size signature slot and a JSON manifest, followed by
+// the entries as entries/<key>.json + entries/<key>.bin. `tar tf` lists it, `tar xf` unpacks it;
+// jitcache reads the index (one contiguous block at a known offset) and each entry by offset
+// without unpacking. Everything here is plain layout code: no I/O.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "hashing/digest.hpp"
+
+namespace jitcache::pack {
+
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::size_t kBlock = 512;  // tar block
+inline constexpr char kIndexMagic[8] = {'J', 'C', 'P', 'A', 'C', 'K', 'I', 'X'};
+inline constexpr std::size_t kIndexHeaderSize = 96;
+inline constexpr std::size_t kRecordSize = 112;
+inline constexpr std::size_t kSignatureSlot = kBlock;  // the signature member's data, exactly one block
+
+inline constexpr const char* kIndexMember = "jitcache-pack/index";
+inline constexpr const char* kSignatureMember = "jitcache-pack/signature";
+inline constexpr const char* kManifestMember = "jitcache-pack/manifest.json";
+inline constexpr const char* kEntriesFolder = "entries/";
+
+using Sha256 = std::array<unsigned char, 32>;
+
+// Index header, little-endian, kIndexHeaderSize bytes.
+struct IndexHeader {
+  std::uint32_t version = kFormatVersion;
+  std::uint32_t header_size = kIndexHeaderSize;
+  std::uint32_t record_size = kRecordSize;  // readers accept larger records (fields appended later)
+  std::uint32_t entry_count = 0;
+  std::uint64_t manifest_offset = 0;  // file offsets of the manifest member's data
+  std::uint64_t manifest_size = 0;
+  Sha256 manifest_sha256{};
+  std::uint64_t inputs_offset = 0;  // optional "inputs" section (recorded build inputs): 0 = none
+  std::uint64_t inputs_size = 0;
+};
+
+// One index record, kRecordSize bytes, sorted by key (big-endian bytes = hex order), unique.
+struct IndexRecord {
+  Digest128 key;
+  std::uint64_t binary_offset = 0;  // file offsets of the members' data
+  std::uint64_t binary_size = 0;
+  std::uint64_t sidecar_offset = 0;
+  std::uint64_t sidecar_size = 0;
+  Sha256 binary_sha256{};
+  Sha256 sidecar_sha256{};
+};
+
+std::string encode_header(const IndexHeader& header);
+std::string encode_record(const IndexRecord& record);
+// Decoders read exactly the documented bytes; callers check the sizes first.
+std::optional<IndexHeader> decode_header(std::string_view bytes);  // nullopt: bad magic
+IndexRecord decode_record(const unsigned char* bytes);
+Digest128 decode_key(const unsigned char* bytes);
+
+// A ustar member header: name and data size, or nullopt when the block is not a valid one
+// (magic, checksum, size field).
+struct TarMember {
+  std::string name;
+  std::uint64_t size = 0;
+};
+std::optional<TarMember> parse_tar_header(std::string_view block);
+
+constexpr std::uint64_t padded(std::uint64_t size) { return (size + kBlock - 1) / kBlock * kBlock; }
+
+// Offsets of the fixed members: index header at 0, index data at 512, then the signature member.
+inline std::uint64_t signature_header_offset(std::uint64_t index_size) { return kBlock + padded(index_size); }
+inline std::uint64_t signature_data_offset(std::uint64_t index_size) {
+  return signature_header_offset(index_size) + kBlock;
+}
+
+std::string entry_member(const Digest128& key, bool binary);  // entries/<key>.bin / .json
+
+Sha256 sha256(std::string_view bytes);
+std::string hex(const Sha256& digest);
+
+}  // namespace jitcache::pack

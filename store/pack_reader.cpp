@@ -1,0 +1,198 @@
+#include "store/pack_reader.hpp"
+
+#include <algorithm>
+
+#include "hashing/bounded_json.hpp"
+#include "store/entry_check.hpp"
+
+namespace jitcache {
+namespace {
+
+using namespace pack;
+
+constexpr std::uint64_t kMaxEntries = 1u << 24;
+constexpr std::uint64_t kMaxRecordSize = 4096;
+constexpr std::uint64_t kMaxManifestBytes = 16u << 20;
+constexpr std::uint64_t kMaxBinaryBytes = 1ull << 30;
+
+// A member header at `offset` that must carry `name`; its data follows at offset + 512.
+std::optional<TarMember> member_at(const fileops::File& file, std::uint64_t offset, const char* name,
+                                   std::string* error) {
+  std::string block;
+  if (auto io = file.read_at(offset, kBlock, &block); io || block.size() != kBlock) {
+    *error = std::string("cannot read the ") + name + " member header";
+    return std::nullopt;
+  }
+  std::optional<TarMember> member = parse_tar_header(block);
+  if (!member || member->name != name) {
+    *error = std::string("not a jitcache pack: no ") + name + " member where the format puts it";
+    return std::nullopt;
+  }
+  return member;
+}
+
+bool within(std::uint64_t offset, std::uint64_t size, std::uint64_t file_size) {
+  return offset <= file_size && size <= file_size - offset;
+}
+
+LoadResult corrupt(std::string reason) {
+  LoadResult result;
+  result.status = LoadStatus::corrupt;
+  result.reason = std::move(reason);
+  return result;
+}
+
+// Fields of a hostile sidecar: a field of another type reads as absent (value() would throw).
+std::string text_field(const nlohmann::json& object, const char* name) {
+  auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::optional<std::uint64_t> number_field(const nlohmann::json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end() || !it->is_number_unsigned()) return std::nullopt;
+  return it->get<std::uint64_t>();
+}
+
+bool read_exact(const fileops::File& file, std::uint64_t offset, std::uint64_t size, std::string* out) {
+  return !file.read_at(offset, static_cast<std::size_t>(size), out) && out->size() == size;
+}
+
+}  // namespace
+
+std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, const PackTrust& trust,
+                                             std::string* error) {
+  std::unique_ptr<PackReader> reader(new PackReader());
+  reader->path_ = path;
+  auto fail = [&](const std::string& why) {
+    *error = path.string() + ": " + why;
+    return nullptr;
+  };
+  const std::filesystem::path folder = path.has_parent_path() ? path.parent_path() : ".";
+  std::string why;
+  if (fileops::check_ancestors(folder, &why)) return fail("refused: " + why);
+  fileops::Dir dir;
+  if (auto e = fileops::Dir::open(folder, &dir)) return fail("refused folder: " + e.message());
+  if (auto e = fileops::File::open_read(dir, path.filename(), &reader->file_)) return fail(e.message());
+  fileops::FileInfo info;
+  if (auto e = reader->file_.info(&info)) return fail(e.message());
+  reader->file_size_ = info.size;
+
+  std::optional<TarMember> index = member_at(reader->file_, 0, kIndexMember, &why);
+  if (!index) return fail(why);
+  const std::uint64_t index_size = index->size;
+  if (index_size < kIndexHeaderSize || index_size > kIndexHeaderSize + kMaxEntries * kMaxRecordSize ||
+      !within(kBlock, index_size, info.size) || !read_exact(reader->file_, kBlock, index_size, &reader->index_)) {
+    return fail("index size out of bounds");
+  }
+  std::optional<IndexHeader> header = decode_header(reader->index_);
+  if (!header) return fail("index magic is wrong");
+  if (header->version != kFormatVersion) {
+    return fail("pack format version " + std::to_string(header->version) + " (this jitcache reads " +
+                std::to_string(kFormatVersion) + ")");
+  }
+  if (header->header_size < kIndexHeaderSize || header->record_size < kRecordSize ||
+      header->record_size > kMaxRecordSize || header->entry_count > kMaxEntries ||
+      header->header_size + std::uint64_t{header->entry_count} * header->record_size > index_size) {
+    return fail("index header out of bounds");
+  }
+  reader->header_ = *header;
+
+  // Signature: verified whenever present; required when the consumer lists trusted keys.
+  const std::uint64_t slot_header = signature_header_offset(index_size);
+  std::optional<TarMember> slot_member = member_at(reader->file_, slot_header, kSignatureMember, &why);
+  if (!slot_member) return fail(why);
+  std::string slot;
+  if (slot_member->size != kSignatureSlot || !read_exact(reader->file_, slot_header + kBlock, kSignatureSlot, &slot)) {
+    return fail("signature slot is not one block");
+  }
+  std::optional<SlotContent> content = parse_slot(slot, &why);
+  if (!content) return fail(why);
+  if (content->is_signed) {
+    if (!verify_signature(content->key, signed_message(reader->index_), content->signature)) {
+      return fail("signature does not verify (the pack was changed after signing)");
+    }
+    reader->signer_ = content->key;
+  }
+  if (trust.required) {
+    if (!reader->signer_) return fail("unsigned, and trusted pack keys are set (JITCACHE_PACK_KEYS)");
+    const bool trusted = std::any_of(trust.trusted_keys.begin(), trust.trusted_keys.end(),
+                                     [&](const PublicKey& key) { return key.raw == reader->signer_->raw; });
+    if (!trusted) return fail("signed by key " + reader->signer_->hex() + ", which is not a trusted pack key");
+  }
+
+  const std::uint64_t manifest_header = slot_header + kBlock + kSignatureSlot;
+  std::optional<TarMember> manifest = member_at(reader->file_, manifest_header, kManifestMember, &why);
+  if (!manifest) return fail(why);
+  std::string manifest_text;
+  if (header->manifest_offset != manifest_header + kBlock || header->manifest_size != manifest->size ||
+      manifest->size > kMaxManifestBytes || !within(header->manifest_offset, manifest->size, info.size) ||
+      !read_exact(reader->file_, header->manifest_offset, manifest->size, &manifest_text)) {
+    return fail("manifest out of bounds");
+  }
+  if (sha256(manifest_text) != header->manifest_sha256) return fail("manifest checksum mismatch");
+  reader->manifest_ = parse_untrusted_json(manifest_text, kMaxManifestBytes);
+  if (!reader->manifest_.is_object()) return fail("manifest is not a JSON object");
+  reader->data_start_ = header->manifest_offset + padded(manifest->size);
+  return reader;
+}
+
+IndexRecord PackReader::record(std::size_t i) const {
+  return decode_record(reinterpret_cast<const unsigned char*>(index_.data()) + header_.header_size +
+                       i * header_.record_size);
+}
+
+std::optional<std::size_t> PackReader::find(const Digest128& key) const {
+  const auto* records = reinterpret_cast<const unsigned char*>(index_.data()) + header_.header_size;
+  std::size_t low = 0, high = header_.entry_count;
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const Digest128 here = decode_key(records + middle * header_.record_size);
+    if (here == key) return middle;
+    if (here < key) low = middle + 1;
+    else high = middle;
+  }
+  return std::nullopt;
+}
+
+LoadResult PackReader::load(const Digest128& key) const {
+  std::optional<std::size_t> found = find(key);
+  if (!found) return {};
+  LoadResult result = load_record(record(*found));
+  if (result.status == LoadStatus::hit && text_field(result.sidecar, store_detail::kKeyField) != key.hex()) {
+    return corrupt("sidecar names another key");
+  }
+  return result;
+}
+
+LoadResult PackReader::load_record(const IndexRecord& record, bool full_check) const {
+  const std::string key = record.key.hex();
+  if (record.sidecar_offset < data_start_ || record.binary_offset < data_start_ ||
+      record.sidecar_size > store_detail::kMaxSidecarBytes || record.binary_size > kMaxBinaryBytes ||
+      !within(record.sidecar_offset, record.sidecar_size, file_size_) ||
+      !within(record.binary_offset, record.binary_size, file_size_)) {
+    return corrupt("entry " + key + ": offsets out of bounds");
+  }
+  LoadResult result;
+  std::string sidecar_text;
+  if (!read_exact(file_, record.sidecar_offset, record.sidecar_size, &sidecar_text) ||
+      !read_exact(file_, record.binary_offset, record.binary_size, &result.binary)) {
+    result.status = LoadStatus::error;
+    result.reason = "entry " + key + ": read failed";
+    result.binary.clear();
+    return result;
+  }
+  if (sha256(sidecar_text) != record.sidecar_sha256) return corrupt("entry " + key + ": sidecar checksum mismatch");
+  if ((signer_ || full_check) && sha256(result.binary) != record.binary_sha256) {
+    return corrupt("entry " + key + ": binary checksum mismatch");
+  }
+  result.sidecar = parse_untrusted_json(sidecar_text, store_detail::kMaxSidecarBytes);
+  if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
+      number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||
+      text_field(result.sidecar, store_detail::kChecksumField) != hex64(xxh3_64(result.binary))) {
+    return corrupt("entry " + key + ": binary checksum mismatch (the sidecar does not describe this binary)");
+  }
+  result.status = LoadStatus::hit;
+  return result;
+}
+
+}  // namespace jitcache

@@ -1,0 +1,44 @@
+// Writing a pack (docs/pack-format.md) with libarchive's ustar writer: the members are laid out
+// exactly as the format fixes them, so the index written first can hold the offsets of the entries
+// that follow. Written to a temp file next to the target and renamed into place: a reader that has
+// the old file open keeps reading the old file.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hashing/digest.hpp"
+
+namespace jitcache {
+
+struct PackEntry {
+  Digest128 key;
+  nlohmann::json sidecar;  // as the store holds it (with key, binary_size, binary_xxh3_64)
+  std::string binary;
+};
+
+struct PackWriteOptions {
+  std::string producer;         // e.g. "jitcache 0.4.0 pack create"
+  std::string signing_key_pem;  // empty: unsigned
+  nlohmann::json extra_manifest = nlohmann::json::object();  // merged into the manifest (sources, notes)
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+// What the manifest says of these entries: counts, bytes, devices, compiler identities, APIs.
+nlohmann::json describe_entries(const std::vector<PackEntry>& entries);
+
+// Entries must have unique keys (any order). Returns false + `error` on failure; nothing is left
+// at `path` then (an existing file there is untouched).
+bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries, const PackWriteOptions& options,
+                std::string* error);
+
+// Rewrites `path` with its signature slot holding a signature by `signing_key_pem` (same bytes
+// otherwise). The pack is checked first: a damaged pack is not signed.
+bool sign_pack(const std::filesystem::path& path, const std::string& signing_key_pem, std::string* error);
+
+}  // namespace jitcache
