@@ -1,0 +1,144 @@
+// Issue 20: a served program answers every query exactly as the app's own build would. Apps in
+// tests/integration/query_parity print every program, build, kernel, argument and work-group
+// query's answer for a corpus; a run without jitcache, a cold run and a warm run must print the
+// same, but for the known differences listed in kKnownDifferences (the one place, with reasons).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What may differ between a run without jitcache and a cached run: matches of `pattern` are
+// replaced by `stands_for` in every run's output before the comparison.
+struct KnownDifference {
+  std::regex pattern;
+  const char* stands_for;
+  const char* reason;
+};
+
+// The only answers allowed to differ, and why. Nothing else may.
+const std::vector<KnownDifference>& known_differences() {
+  static const std::vector<KnownDifference> list = {
+      {std::regex("fnv1a [0-9a-f]+"), "fnv1a (bytes vary)",
+       "PoCL's binary bytes differ from compile to compile of the same program (two runs without jitcache "
+       "differ too); their sizes are compared"},
+      {std::regex("[^ \"]*/tempfile_[A-Za-z0-9]+\\.cl"), "<PoCL's temporary source file>",
+       "PoCL's warnings name the temporary file it compiled, a new random name in every run (with or without "
+       "jitcache); a warm run answers the log of the build that made the entry"},
+  };
+  return list;
+}
+
+std::vector<std::string> compared_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    for (const KnownDifference& difference : known_differences()) {
+      line = std::regex_replace(line, difference.pattern, difference.stands_for);
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// Every differing line, with the one before it that names the program or kernel.
+std::string differences(const std::string& expected, const std::string& actual) {
+  std::vector<std::string> a = compared_lines(expected), b = compared_lines(actual);
+  std::string report;
+  std::string section;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    std::string left = i < a.size() ? a[i] : "(missing)", right = i < b.size() ? b[i] : "(missing)";
+    if (left.rfind("== ", 0) == 0 || left.rfind("kernel ", 0) == 0) section = left;
+    if (left != right) report += "[" + section + "]\n  expected: " + left + "\n  actual:   " + right + "\n";
+  }
+  return report;
+}
+
+// "kind verdict (reason)" of every trace, for failure messages.
+std::string kinds(const CachedRun& run) {
+  std::string text;
+  for (const nlohmann::json& trace : run.traces) {
+    text += trace.value("kind", std::string("?")) + " " + trace.value("verdict", std::string("?")) + " (" +
+            trace.value("reason", std::string()) + ")\n";
+  }
+  return text;
+}
+
+class QueryParity : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  fs::path cache = tmp / "cache";
+  int runs = 0;
+
+  RunOptions options(const std::map<std::string, std::string>& extra, bool cached) {
+    RunOptions run_options;
+    run_options.env = {{"POCL_KERNEL_CACHE", "0"}};
+    run_options.unset = {"LD_PRELOAD", "OPENCL_LAYERS"};
+    if (cached) {
+      run_options.env["JITCACHE_DIR"] = cache.string();
+      run_options.env["JITCACHE_TRACE"] = "1";
+      run_options.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
+    }
+    for (const auto& [name, value] : extra) run_options.env[name] = value;
+    return run_options;
+  }
+
+  // Without jitcache, cold and warm: the same answers, and the warm run served every build.
+  void expect_parity(const std::vector<std::string>& argv, int builds,
+                     const std::map<std::string, std::string>& extra = {}) {
+    RunResult plain = run(argv, options(extra, false));
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    ASSERT_NE(plain.out.find("\ndone\n"), std::string::npos) << plain.out;
+    fs::path cold_traces = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions cold_options = options(extra, true);
+    cold_options.env["JITCACHE_TRACE_DIR"] = cold_traces.string();
+    CachedRun cold = run_traced(argv, cold_options, cold_traces);
+    ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
+    EXPECT_EQ(cold.verdicts["miss"], builds) << kinds(cold);
+    EXPECT_EQ(differences(plain.out, cold.result.out), "") << "cold run";
+    fs::path warm_traces = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions warm_options = options(extra, true);
+    warm_options.env["JITCACHE_TRACE_DIR"] = warm_traces.string();
+    CachedRun warm = run_traced(argv, warm_options, warm_traces);
+    ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
+    EXPECT_EQ(warm.verdicts["hit"], builds) << kinds(warm);
+    EXPECT_EQ(differences(plain.out, warm.result.out), "") << "warm run";
+  }
+};
+
+// Attributes, arg info with every qualifier, warnings in the log, options, a build callback and
+// compile + link, on real PoCL through the real ICD loader.
+TEST_F(QueryParity, CorpusOnPocl) { expect_parity({CL_PARITY_APP, "corpus"}, 9); }
+
+// The same corpus built for two devices at once (PoCL with two pthread devices).
+TEST_F(QueryParity, CorpusOnTwoDevices) {
+  expect_parity({CL_PARITY_APP, "corpus"}, 18, {{"POCL_DEVICES", "pthread pthread"}});
+}
+
+// IL with a specialization constant, on the IL test driver (PoCL 3.1 takes no IL).
+TEST_F(QueryParity, IlWithSpecConstantsOnTestDriver) {
+  fs::path vendors = tmp / "vendors";
+  fs::create_directories(vendors);
+  write_text(vendors / "jitcache-test-il.icd", std::string(TEST_IL_ICD) + "\n");
+  expect_parity({CL_PARITY_APP, "il", IL_FIXTURE}, 1, {{"OCL_ICD_VENDORS", vendors.string()}});
+}
+
+// The programs the examples build.
+TEST_F(QueryParity, ExampleKernels) {
+  for (const char* kernel : {"vector_math.cl", "integer_ops.cl"}) {
+    SCOPED_TRACE(kernel);
+    fs::remove_all(cache);
+    expect_parity({CL_PARITY_APP, "file", std::string(EXAMPLE_KERNELS) + "/" + kernel,
+                   std::string("-I ") + EXAMPLE_KERNELS},
+                  1);
+  }
+}
+
+}  // namespace
+}  // namespace jitcache::testing
