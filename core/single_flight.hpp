@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "hashing/digest.hpp"
 
 namespace jitcache {
@@ -27,6 +29,7 @@ struct FlightOutcome {
   Kind kind = Kind::abandoned;
   std::shared_ptr<const std::string> binary;
   std::uint64_t compile_us = 0;
+  std::shared_ptr<const nlohmann::json> answers;  // the build's recorded answers (null: none)
   std::string reason;
 };
 

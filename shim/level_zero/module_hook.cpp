@@ -120,7 +120,7 @@ ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& ca
       engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
     } else {
       engine.remember(lookup, memory_value(binary, build_us));
-      engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us});
+      engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us, nullptr});
     }
   } catch (const std::exception& e) {
     log_warning(std::string("module left uncached: ") + e.what());
