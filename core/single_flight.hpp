@@ -29,8 +29,8 @@ struct FlightOutcome {
   Kind kind = Kind::abandoned;
   std::shared_ptr<const std::string> binary;
   std::uint64_t compile_us = 0;
-  std::shared_ptr<const nlohmann::json> answers;  // the build's recorded answers (null: none)
   std::string reason;
+  std::shared_ptr<const nlohmann::json> answers;  // the build's recorded answers (null: none)
 };
 
 class Flight {
