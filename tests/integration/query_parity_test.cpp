@@ -4,6 +4,7 @@
 // same, but for the known differences listed in kKnownDifferences (the one place, with reasons).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <regex>
 #include <sstream>
 
@@ -89,6 +90,26 @@ class QueryParity : public ::testing::Test {
     return run_options;
   }
 
+  CachedRun run_cached(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra) {
+    fs::path traces = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions run_options = options(extra, true);
+    run_options.env["JITCACHE_TRACE_DIR"] = traces.string();
+    return run_traced(argv, run_options, traces);
+  }
+
+  // Applies `edit` to the "answers" of every sidecar in the cache. The size record no longer
+  // matches the files then: it is removed, so the next writer rebuilds it by a scan.
+  template <typename Edit>
+  void edit_answers(Edit edit) {
+    fs::remove(cache / "size");
+    for (const fs::path& binary : entry_binaries(cache)) {
+      fs::path sidecar = fs::path(binary).replace_extension(".json");
+      nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
+      edit(meta);
+      write_text(sidecar, meta.dump());
+    }
+  }
+
   // Without jitcache, cold and warm: the same answers, and the warm run served every build.
   void expect_parity(const std::vector<std::string>& argv, int builds,
                      const std::map<std::string, std::string>& extra = {}) {
@@ -134,6 +155,69 @@ TEST_F(QueryParity, IlWithSpecConstantsOnTestDriver) {
 // name, the module's properties and native binary (every query the driver offers).
 TEST_F(QueryParity, LevelZeroModuleOnTestDriver) {
   expect_parity({LEVEL_ZERO_EXAMPLE, "--build-log"}, 1, {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}});
+}
+
+// Recorded answers are read back as hostile input: an entry whose record is missing (written by an
+// older jitcache), of another version or malformed is not served but rebuilt and replaced, and the
+// app's answers stay those of its own build.
+TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
+  struct Case {
+    const char* name;
+    std::function<void(nlohmann::json&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"missing", [](nlohmann::json& meta) { meta.erase("answers"); }},
+      {"another version", [](nlohmann::json& meta) { meta["answers"]["version"] = 99; }},
+      {"not an object", [](nlohmann::json& meta) { meta["answers"] = "answers"; }},
+      {"log not a string", [](nlohmann::json& meta) { meta["answers"]["build_log"] = 5; }},
+      {"kernels not an object", [](nlohmann::json& meta) { meta["answers"]["kernels"] = nlohmann::json::array(); }},
+      {"bad hex", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = "zz";
+       }},
+      {"odd hex", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = "abc";
+       }},
+      {"status out of range", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["status"] = 1ll << 40;
+       }},
+      {"an argument of four answers", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["args"] = {{1, 2, 3, 4}};
+       }},
+      {"an oversized answer", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = std::string((64u << 10) * 2 + 2, 'a');  // one byte over the cap
+       }},
+  };
+  const std::vector<std::string> app = {CL_PARITY_APP, "file", std::string(EXAMPLE_KERNELS) + "/vector_math.cl",
+                                        std::string("-I ") + EXAMPLE_KERNELS};
+  RunResult plain = run(app, options({}, false));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(run_cached(app, {}).verdicts["miss"], 1);
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.name);
+    edit_answers(bad.edit);
+    CachedRun rebuilt = run_cached(app, {});
+    EXPECT_EQ(rebuilt.result.exit_code, 0) << rebuilt.result.err;
+    EXPECT_EQ(rebuilt.verdicts["stale"], 1) << kinds(rebuilt);
+    EXPECT_EQ(differences(plain.out, rebuilt.result.out), "");
+    CachedRun served = run_cached(app, {});  // the rebuilt entry carries a good record again
+    EXPECT_EQ(served.verdicts["hit"], 1) << kinds(served);
+    EXPECT_EQ(differences(plain.out, served.result.out), "");
+  }
+
+  // Level Zero: its record is checked the same way.
+  fs::remove_all(cache);
+  const std::vector<std::string> ze_app = {LEVEL_ZERO_EXAMPLE, "--build-log"};
+  const std::map<std::string, std::string> ze_env = {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}};
+  RunResult ze_plain = run(ze_app, options(ze_env, false));
+  ASSERT_EQ(run_cached(ze_app, ze_env).verdicts["miss"], 1);
+  for (const Case& bad : {cases[0], cases[1], cases[2], cases[3]}) {
+    SCOPED_TRACE(std::string("level zero: ") + bad.name);
+    edit_answers(bad.edit);
+    CachedRun rebuilt = run_cached(ze_app, ze_env);
+    EXPECT_EQ(rebuilt.verdicts["stale"], 1) << kinds(rebuilt);
+    EXPECT_EQ(rebuilt.result.out, ze_plain.out);
+    EXPECT_EQ(run_cached(ze_app, ze_env).verdicts["hit"], 1);
+  }
 }
 
 // The programs the examples build.
