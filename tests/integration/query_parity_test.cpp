@@ -21,6 +21,7 @@ struct KnownDifference {
   std::regex pattern;
   const char* stands_for;
   const char* reason;
+  std::regex section = std::regex("");  // only in the programs ("== <label>") this matches
 };
 
 // The only answers allowed to differ, and why. Nothing else may.
@@ -32,6 +33,11 @@ const std::vector<KnownDifference>& known_differences() {
       {std::regex("[^ \"]*/tempfile_[A-Za-z0-9]+\\.cl"), "<PoCL's temporary source file>",
        "PoCL's warnings name the temporary file it compiled, a new random name in every run (with or without "
        "jitcache); a warm run answers the log of the build that made the entry"},
+      {std::regex("(CL_PROGRAM_BINARY_SIZES: size [0-9]+ = |CL_PROGRAM_BINARIES\\[[0-9]+\\]: )[0-9]+"),
+       "$1(size varies)",
+       "PoCL's binary of a second identical build in one process is larger than the first's (it carries more of "
+       "PoCL's generated code); the cache serves the first build's binary, a valid binary of the same program",
+       std::regex("^== attributes again$")},
   };
   return list;
 }
@@ -39,9 +45,13 @@ const std::vector<KnownDifference>& known_differences() {
 std::vector<std::string> compared_lines(const std::string& out) {
   std::vector<std::string> lines;
   std::istringstream in(out);
+  std::string section;
   for (std::string line; std::getline(in, line);) {
+    if (line.rfind("== ", 0) == 0) section = line;
     for (const KnownDifference& difference : known_differences()) {
-      line = std::regex_replace(line, difference.pattern, difference.stands_for);
+      if (std::regex_search(section, difference.section)) {
+        line = std::regex_replace(line, difference.pattern, difference.stands_for);
+      }
     }
     lines.push_back(line);
   }
@@ -111,8 +121,9 @@ class QueryParity : public ::testing::Test {
   }
 
   // Without jitcache, cold and warm: the same answers, and the warm run served every build.
+  // `builds` distinct builds, `repeats` more of the same key (hits even on the cold run).
   void expect_parity(const std::vector<std::string>& argv, int builds,
-                     const std::map<std::string, std::string>& extra = {}) {
+                     const std::map<std::string, std::string>& extra = {}, int repeats = 0) {
     RunResult plain = run(argv, options(extra, false));
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     ASSERT_TRUE(plain.out.find("\ndone\n") != std::string::npos || plain.out.find("example ok\n") != std::string::npos)
@@ -123,20 +134,22 @@ class QueryParity : public ::testing::Test {
     CachedRun cold = run_traced(argv, cold_options, cold_traces);
     ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
     EXPECT_EQ(cold.verdicts["miss"], builds) << kinds(cold);
+    EXPECT_EQ(cold.verdicts["hit"], repeats) << kinds(cold);
     EXPECT_EQ(differences(plain.out, cold.result.out), "") << "cold run";
     fs::path warm_traces = tmp / ("traces-" + std::to_string(++runs));
     RunOptions warm_options = options(extra, true);
     warm_options.env["JITCACHE_TRACE_DIR"] = warm_traces.string();
     CachedRun warm = run_traced(argv, warm_options, warm_traces);
     ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
-    EXPECT_EQ(warm.verdicts["hit"], builds) << kinds(warm);
+    EXPECT_EQ(warm.verdicts["hit"], builds + repeats) << kinds(warm);
     EXPECT_EQ(differences(plain.out, warm.result.out), "") << "warm run";
   }
 };
 
 // Attributes, arg info with every qualifier, warnings in the log, options, a build callback and
 // compile + link, on real PoCL through the real ICD loader.
-TEST_F(QueryParity, CorpusOnPocl) { expect_parity({CL_PARITY_APP, "corpus"}, 9); }
+// The attributes program is built twice: the second build is served from the memory tier.
+TEST_F(QueryParity, CorpusOnPocl) { expect_parity({CL_PARITY_APP, "corpus"}, 9, {}, 1); }
 
 // The same corpus built for two devices at once (PoCL with two pthread devices).
 TEST_F(QueryParity, CorpusOnTwoDevices) {

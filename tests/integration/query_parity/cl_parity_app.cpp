@@ -149,6 +149,8 @@ void compile_and_link(const Platform& platform) {
 void corpus() {
   Platform platform = open_platform();
   build_and_dump(platform, "attributes", kAttributes, "");
+  // The same build again in this context: under jitcache a hit from the memory tier (one device).
+  if (platform.devices.size() == 1) build_and_dump(platform, "attributes again", kAttributes, "");
   build_and_dump(platform, "attributes with arg info", kAttributes, "-cl-kernel-arg-info");
   build_and_dump(platform, "arguments with arg info", kArguments, "-cl-kernel-arg-info");
   build_and_dump(platform, "arguments without arg info", kArguments, "");
