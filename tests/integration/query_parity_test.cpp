@@ -244,5 +244,28 @@ TEST_F(QueryParity, ExampleKernels) {
   }
 }
 
+// The kernels the pyopencl apps build (the apps suite's and the coverage test's), taken from the
+// scripts' SOURCE strings and built with the options the scripts give them.
+TEST_F(QueryParity, PyOpenClAppsKernels) {
+  const std::vector<std::pair<std::string, std::string>> scripts = {
+      {APPS_SUITE_PYOPENCL_SCRIPT, ""}, {COVERAGE_PYOPENCL_SCRIPT, "-cl-mad-enable"}};
+  const std::regex source_string("(SOURCE\\w*) = \"\"\"([^\"]*)\"\"\"");
+  int checked = 0;
+  for (const auto& [script, options] : scripts) {
+    std::string text = read_text(script);
+    for (std::sregex_iterator it(text.begin(), text.end(), source_string), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      SCOPED_TRACE(script + " " + name);
+      fs::path kernel = tmp / (name + "-" + std::to_string(checked++) + ".cl");
+      write_text(kernel, (*it)[2]);
+      // pyopencl_kernels.py builds SOURCE_A with -cl-mad-enable, SOURCE_B without.
+      std::string used = name == "SOURCE_B" ? "" : options;
+      fs::remove_all(cache);
+      expect_parity({CL_PARITY_APP, "file", kernel.string(), used}, 1);
+    }
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 }  // namespace
 }  // namespace jitcache::testing
