@@ -237,6 +237,7 @@ bool Engine::find_in_memory(Lookup& lookup) {
   lookup.memory = std::move(*found);
   if (!lookup.memory.object && lookup.memory.binary) lookup.binary = *lookup.memory.binary;
   lookup.sidecar = {{"compile_time_us", lookup.memory.compile_us}};
+  if (lookup.memory.answers) lookup.sidecar[kAnswersField] = *lookup.memory.answers;
   return true;
 }
 
@@ -273,8 +274,10 @@ bool Engine::wait_for_other_thread(Lookup& lookup, const LookupContext& context)
         lookup.tier = "memory";
         lookup.memory.binary = outcome->binary;
         lookup.memory.compile_us = outcome->compile_us;
+        lookup.memory.answers = outcome->answers;
         lookup.binary = *outcome->binary;
         lookup.sidecar = {{"compile_time_us", outcome->compile_us}};
+        if (outcome->answers) lookup.sidecar[kAnswersField] = *outcome->answers;
         return true;
       case FlightOutcome::Kind::failed:
         lookup.leader_failure = outcome->reason;
@@ -373,8 +376,16 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   return true;
 }
 
+// The answers a served entry carries (null: none).
+static std::shared_ptr<const nlohmann::json> answers_of(const nlohmann::json& sidecar) {
+  auto it = sidecar.find(kAnswersField);
+  if (it == sidecar.end()) return nullptr;
+  return std::make_shared<const nlohmann::json>(*it);
+}
+
 void Engine::remember(const Lookup& lookup, MemoryValue value) {
   if (lookup.scope == kNoMemoryScope) return;
+  if (!value.answers) value.answers = answers_of(lookup.sidecar);
   memory_.insert(lookup.scope, lookup.key.key, std::move(value));
 }
 
@@ -394,6 +405,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
     outcome.kind = FlightOutcome::Kind::built;
     outcome.binary = lookup.memory.binary ? lookup.memory.binary : std::make_shared<const std::string>(lookup.binary);
     outcome.compile_us = static_cast<std::uint64_t>(std::max<std::int64_t>(0, compile_us));
+    outcome.answers = lookup.memory.answers ? lookup.memory.answers : answers_of(lookup.sidecar);
     lookup.claim->publish(std::move(outcome));
     // A remote hit keeps the build lock until it is on disk: this machine's other processes,
     // waiting for that lock, then find it there instead of asking the remote again.
@@ -455,12 +467,18 @@ void Engine::built(Lookup& lookup, BuildResult result) {
       {"build_log", result.build_log.substr(0, kBuildLogExcerpt)},
   };
   if (!settings_.label.empty()) sidecar["label"] = settings_.label;
+  std::shared_ptr<const nlohmann::json> answers;
+  if (!result.answers.is_null()) {
+    sidecar[kAnswersField] = result.answers;
+    answers = std::make_shared<const nlohmann::json>(std::move(result.answers));
+  }
   auto binary = std::make_shared<const std::string>(std::move(result.binary));
   if (lookup.claim) {  // waiting threads take the binary now; other processes once it is stored
     FlightOutcome outcome;
     outcome.kind = FlightOutcome::Kind::built;
     outcome.binary = binary;
     outcome.compile_us = result.build_us;
+    outcome.answers = answers;
     lookup.claim->publish(std::move(outcome));
   }
   auto pending = std::make_shared<Lookup>(std::move(lookup));

@@ -50,12 +50,17 @@ struct BuildResult {
   std::vector<std::string> kernel_names;
   std::string build_log;
   std::uint64_t build_us = 0;
+  // What the adapter recorded about the build to answer queries on a hit (the sidecar's
+  // "answers"; null: none). Its shape is the adapter's; the engine only carries it.
+  nlohmann::json answers;
 };
 
 // Sidecars keep the build log up to this many bytes.
 constexpr std::size_t kBuildLogExcerpt = 4096;
 // The build log a hit's sidecar recorded, when it is whole (not cut to the excerpt); else none.
 std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar);
+// The sidecar field holding BuildResult::answers.
+inline constexpr const char* kAnswersField = "answers";
 
 // ProgramInputs completed by Engine::prepare, shared by the lookups of every device.
 struct PreparedProgram {

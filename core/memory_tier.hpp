@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 
+#include <nlohmann/json.hpp>
+
 #include "hashing/digest.hpp"
 
 namespace jitcache {
@@ -26,6 +28,9 @@ struct MemoryValue {
   std::shared_ptr<const std::string> binary;  // may be empty when the object is enough
   std::uint64_t bytes = 0;                    // what the entry costs against the budget
   std::uint64_t compile_us = 0;               // the real build's time, for time_saved
+  // What the adapter recorded about the real build (the sidecar's "answers"), for hits served
+  // from here; null: none. Opaque to the engine.
+  std::shared_ptr<const nlohmann::json> answers;
 };
 
 class MemoryTier {

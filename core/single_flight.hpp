@@ -14,6 +14,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "hashing/digest.hpp"
 
 namespace jitcache {
@@ -28,6 +30,7 @@ struct FlightOutcome {
   std::shared_ptr<const std::string> binary;
   std::uint64_t compile_us = 0;
   std::string reason;
+  std::shared_ptr<const nlohmann::json> answers;  // the build's recorded answers (null: none)
 };
 
 class Flight {

@@ -10,6 +10,7 @@
 #include "shim/level_zero/hooks.hpp"
 #include "shim/level_zero/module_inputs.hpp"
 #include "shim/level_zero/next_functions.hpp"
+#include "shim/level_zero/recorded_build_log.hpp"
 #include "shim/level_zero/target_identity.hpp"
 
 namespace jitcache::level_zero {
@@ -75,6 +76,13 @@ MemoryValue memory_value(std::string binary, std::uint64_t compile_us) {
 
 // Creates the app's module from the cached binary. False: the driver refused it (entry dropped).
 bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
+  // The app's log must read as the SPIR-V compile's did: an entry without that record is rebuilt.
+  std::string problem;
+  std::shared_ptr<const std::string> log = recorded_log(lookup.sidecar, &problem);
+  if (!log) {
+    engine.rejected(lookup, problem);
+    return false;
+  }
   ze_module_desc_t native = {ZE_STRUCTURE_TYPE_MODULE_DESC,
                              nullptr,
                              ZE_MODULE_FORMAT_NATIVE,
@@ -90,6 +98,8 @@ bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
     if (call.build_log && *call.build_log) next().zeModuleBuildLogDestroy(*call.build_log);
     if (call.build_log) *call.build_log = nullptr;
     *call.module = nullptr;
+  } else if (call.build_log && *call.build_log) {
+    answer_log_handle(*call.build_log, std::move(log));
   }
   try {
     if (result == ZE_RESULT_SUCCESS && lookup.tier != "memory") {
@@ -114,13 +124,18 @@ ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& ca
   std::uint64_t build_us = watch.elapsed_us();
   try {
     std::string log = build_log_text(*real.build_log);
+    nlohmann::json answers;  // what a hit answers for the app's log handle
     if (result != ZE_RESULT_SUCCESS) {
       engine.failed(lookup, result_text("zeModuleCreate", result));
     } else if (std::string binary = native_binary(*call.module); binary.empty()) {
       engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
+    } else if (std::string problem; (answers = answers_json(log, &problem)).is_null()) {
+      engine.uncacheable(*lookup.program, lookup.device, problem);
     } else {
-      engine.remember(lookup, memory_value(binary, build_us));
-      engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us});
+      MemoryValue value = memory_value(binary, build_us);
+      value.answers = std::make_shared<const nlohmann::json>(answers);
+      engine.remember(lookup, std::move(value));
+      engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us, std::move(answers)});
     }
   } catch (const std::exception& e) {
     log_warning(std::string("module left uncached: ") + e.what());

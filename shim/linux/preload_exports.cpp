@@ -87,6 +87,12 @@ JITCACHE_EXPORT cl_int clGetKernelInfo(cl_kernel kernel, cl_kernel_info param_na
                            param_value_size_ret);
 }
 
+JITCACHE_EXPORT cl_int clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name,
+                                          size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+  JITCACHE_HOOK_OR_FORWARD(clGetKernelArgInfo, get_kernel_arg_info, kernel, arg_index, param_name, param_value_size,
+                           param_value, param_value_size_ret);
+}
+
 JITCACHE_EXPORT cl_int clReleaseProgram(cl_program program) {
   JITCACHE_HOOK_OR_FORWARD(clReleaseProgram, release_program, program);
 }

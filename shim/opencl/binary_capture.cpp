@@ -15,6 +15,7 @@
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
+#include "shim/opencl/recorded_queries.hpp"
 
 namespace jitcache::opencl {
 namespace {
@@ -38,6 +39,12 @@ void store(BuiltProgram& built) {
     for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, risk);
     return;
   }
+  // What a hit must answer as this build did; without it the entry would answer otherwise.
+  RecordedBuild recorded = record_build(built.program, built.devices, kernel_names);
+  if (!recorded.problem.empty()) {
+    for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, recorded.problem);
+    return;
+  }
   std::vector<std::string> binaries = read_binaries(built.program, built.devices);
   for (size_t d = 0; d < built.lookups.size(); ++d) {
     Lookup& lookup = built.lookups[d];
@@ -50,10 +57,11 @@ void store(BuiltProgram& built) {
       value.binary = std::make_shared<const std::string>(binaries[d]);
       value.bytes = binaries[d].size();
       value.compile_us = built.build_us;
+      value.answers = std::make_shared<const nlohmann::json>(recorded.answers[d]);
       built.engine->remember(lookup, std::move(value));
     }
-    built.engine->built(lookup, {std::move(binaries[d]), kernel_names, build_log(built.program, built.devices[d]),
-                                 built.build_us});
+    built.engine->built(lookup, {std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]), built.build_us,
+                                 std::move(recorded.answers[d])});
   }
 }
 

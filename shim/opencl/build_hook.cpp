@@ -17,6 +17,7 @@
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/program_registry.hpp"
+#include "shim/opencl/recorded_queries.hpp"
 #include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
@@ -34,6 +35,7 @@ struct PendingBuild {
   BuildNotify app_notify = nullptr;
   void* app_user_data = nullptr;
   std::atomic<bool> completed{false};
+  AnswersByDevice answers;  // on a hit: what the real build answered, per device
 };
 
 bool uses_memory_tier(const PendingBuild& pending) { return pending.devices.size() == 1; }
@@ -118,9 +120,20 @@ cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options
   return status;
 }
 
-// Routes the app's program to a shadow: one reference for the app's program to hold.
-void install_shadow(const PendingBuild& pending, cl_program shadow) {
+// Routes the app's program to a shadow: one reference for the app's program to hold. The
+// recorded answers go with it.
+void install_shadow(PendingBuild& pending, cl_program shadow) {
+  serve_recorded_answers(pending.program, std::move(pending.answers), true);
   if (cl_program old = registry().replace_shadow(pending.program, shadow)) next().clReleaseProgram(old);
+}
+
+// A hit is served only with answers for every device; else its entries are rejected (rebuilt).
+bool answers_for_hit(PendingBuild& pending) {
+  std::string problem;
+  pending.answers = answers_of_hits(pending.lookups, pending.devices, &problem);
+  if (!pending.answers.empty()) return true;
+  for (Lookup& lookup : pending.lookups) pending.engine->rejected(lookup, problem);
+  return false;
 }
 
 // A memory hit with a shadow of this context: the build costs a map lookup and a retain.
@@ -221,6 +234,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
     if (!lookup.hit()) stored_parked = capture_parked_key(lookup.key.key) || stored_parked;
   }
   if (stored_parked) look_up();
+  all_hit = all_hit && answers_for_hit(*pending);
   if (all_hit && pending->lookups.front().memory.object) {
     serve_from_memory(*pending);
     if (pfn_notify) pfn_notify(program, user_data);

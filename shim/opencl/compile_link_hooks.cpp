@@ -19,6 +19,7 @@
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/program_registry.hpp"
+#include "shim/opencl/recorded_queries.hpp"
 #include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
@@ -68,14 +69,28 @@ void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program prog
     for (Lookup& lookup : lookups) engine.uncacheable(*lookup.program, lookup.device, risk);
     return;
   }
+  RecordedBuild recorded = record_build(program, devices, kernel_names);
+  if (!recorded.problem.empty()) {
+    for (Lookup& lookup : lookups) engine.uncacheable(*lookup.program, lookup.device, recorded.problem);
+    return;
+  }
   std::vector<std::string> binaries = read_binaries(program, devices);
   for (size_t d = 0; d < lookups.size(); ++d) {
     if (binaries[d].empty()) {
       engine.uncacheable(*lookups[d].program, lookups[d].device, "driver returned no binary");
       continue;
     }
-    engine.built(lookups[d], {std::move(binaries[d]), kernel_names, build_log(program, devices[d]), build_us});
+    engine.built(lookups[d], {std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]), build_us,
+                              std::move(recorded.answers[d])});
   }
+}
+
+// The compile's whole log from the recorded answers, else the sidecar's excerpt when it is whole
+// (an entry without answers); none: the deferred compile runs when the app asks for the log.
+std::optional<std::string> recorded_log(const nlohmann::json& sidecar) {
+  std::string problem;
+  if (std::shared_ptr<const RecordedAnswers> answers = parse_answers(sidecar, &problem)) return answers->build_log;
+  return recorded_build_log(sidecar);
 }
 
 // The compile's inputs, or a reason it cannot be keyed.
@@ -151,7 +166,7 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
     deferred->compiled_for = devices;  // queries on the object are answered from these records
     for (Lookup& lookup : lookups) {
       deferred->binaries.push_back(lookup.binary);  // a copy: loaded() still needs it
-      deferred->logs.push_back(recorded_build_log(lookup.sidecar));
+      deferred->logs.push_back(recorded_log(lookup.sidecar));
     }
     release_deferred_compile(registry().set_compiled(program, digest, deferred));
     for (Lookup& lookup : lookups) {
@@ -195,6 +210,12 @@ std::string linked_inputs(const char* options, cl_uint num_input_programs, const
 // Loads the cached linked binaries as the linked program; nullptr when the driver refused them.
 cl_program load_linked(Engine& engine, cl_context context, const std::vector<cl_device_id>& devices,
                        std::vector<Lookup>& lookups, const char* options) {
+  std::string problem;
+  AnswersByDevice answers = answers_of_hits(lookups, devices, &problem);
+  if (answers.empty()) {  // the entries could not answer as the link did: rebuilt and replaced
+    for (Lookup& lookup : lookups) engine.rejected(lookup, problem);
+    return nullptr;
+  }
   Stopwatch watch;
   std::vector<const std::string*> binaries;
   for (const Lookup& lookup : lookups) binaries.push_back(&lookup.binary);
@@ -214,6 +235,7 @@ cl_program load_linked(Engine& engine, cl_context context, const std::vector<cl_
     return nullptr;
   }
   std::uint64_t load_us = watch.elapsed_us();
+  serve_recorded_answers(program, std::move(answers), false);
   for (Lookup& lookup : lookups) engine.loaded(lookup, load_us);
   return program;
 }

@@ -31,6 +31,8 @@ cl_int get_program_build_info(cl_program program, cl_device_id device, cl_progra
                               size_t param_value_size, void* param_value, size_t* param_value_size_ret);
 cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void* param_value,
                        size_t* param_value_size_ret);
+cl_int get_kernel_arg_info(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name, size_t param_value_size,
+                           void* param_value, size_t* param_value_size_ret);
 cl_int release_program(cl_program program);
 cl_int release_kernel(cl_kernel kernel);
 // After the app released a kernel: a parked program (binary_capture.hpp) that only the shim still

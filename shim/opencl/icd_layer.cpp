@@ -50,6 +50,7 @@ void install_hooks(cl_icd_dispatch& dispatch) {
   dispatch.clGetProgramInfo = cl::get_program_info;
   dispatch.clGetProgramBuildInfo = cl::get_program_build_info;
   dispatch.clGetKernelInfo = cl::get_kernel_info;
+  dispatch.clGetKernelArgInfo = cl::get_kernel_arg_info;
   dispatch.clReleaseProgram = cl::release_program;
   dispatch.clReleaseKernel = cl::release_kernel;
   // Only hook IL creation where the loader can forward it (OpenCL 2.1 loaders).

@@ -25,6 +25,7 @@ namespace jitcache::opencl {
   X(clCreateKernel)                      \
   X(clCreateKernelsInProgram)            \
   X(clGetKernelInfo)                     \
+  X(clGetKernelArgInfo)                  \
   X(clReleaseKernel)
 
 struct NextFunctions {

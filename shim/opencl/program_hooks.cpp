@@ -9,6 +9,7 @@
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_registry.hpp"
+#include "shim/opencl/recorded_queries.hpp"
 
 namespace jitcache::opencl {
 namespace {
@@ -82,6 +83,7 @@ namespace {
 // The app's last reference to `program` is gone.
 void forget_released_program(cl_program program) {
   capture_parked_program(program);  // drops the shim's reference too
+  drop_recorded_answers(program);
   std::optional<TrackedProgram> tracked = registry().forget(program);
   if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
   if (tracked) release_deferred_compile(tracked->deferred);
@@ -98,8 +100,11 @@ cl_int release_program(cl_program program) {
   // binary_capture.hpp) also holds one reference of the shim's, dropped once it is stored.
   const cl_uint shim_references = is_parked(program) ? 1 : 0;
   bool last = registry().tracks(program) && reference_count(program) == 1 + shim_references;
+  // A linked program created from cached binaries is not tracked, but its answers are.
+  bool last_answered = !last && has_recorded_answers(program) && reference_count(program) == 1;
   cl_int status = next().clReleaseProgram(program);
   if (status == CL_SUCCESS && last) forget_released_program(program);
+  if (status == CL_SUCCESS && last_answered) drop_recorded_answers(program);
   return status;
 }
 

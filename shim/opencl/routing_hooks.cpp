@@ -4,6 +4,7 @@
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_registry.hpp"
+#include "shim/opencl/recorded_queries.hpp"
 
 namespace jitcache::opencl {
 namespace {
@@ -87,6 +88,10 @@ cl_int get_program_build_info(cl_program program, cl_device_id device, cl_progra
                                  answered)) {
     return answered;
   }
+  if (answer_recorded_build_info(program, device, param_name, param_value_size, param_value, param_value_size_ret,
+                                 answered)) {
+    return answered;
+  }
   run_deferred_compile(program);
   cl_program shadow = registry().shadow_of(program);
   return next().clGetProgramBuildInfo(shadow ? shadow : program, device, param_name, param_value_size, param_value,
@@ -95,6 +100,10 @@ cl_int get_program_build_info(cl_program program, cl_device_id device, cl_progra
 
 cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void* param_value,
                        size_t* param_value_size_ret) {
+  cl_int answered = CL_SUCCESS;
+  if (answer_recorded_kernel_info(kernel, param_name, param_value_size, param_value, param_value_size_ret, answered)) {
+    return answered;
+  }
   cl_int status = next().clGetKernelInfo(kernel, param_name, param_value_size, param_value, param_value_size_ret);
   if (status == CL_SUCCESS && param_name == CL_KERNEL_PROGRAM && param_value &&
       param_value_size >= sizeof(cl_program)) {
@@ -104,6 +113,16 @@ cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param
     else if (cl_program shadow_owner = registry().program_of_shadow(*program)) *program = shadow_owner;
   }
   return status;
+}
+
+cl_int get_kernel_arg_info(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name, size_t param_value_size,
+                           void* param_value, size_t* param_value_size_ret) {
+  cl_int answered = CL_SUCCESS;
+  if (answer_recorded_arg_info(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret,
+                               answered)) {
+    return answered;
+  }
+  return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
 cl_int release_kernel(cl_kernel kernel) {

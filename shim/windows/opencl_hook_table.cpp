@@ -12,7 +12,7 @@ namespace cl = jitcache::opencl;
 
 // x64 has one calling convention, so the hooks (declared with the API's own signatures) can
 // stand in for the exports directly: the same functions the Linux exports forward to.
-const std::array<Replacement, 11> kOpenClHooks = {{
+const std::array<Replacement, 12> kOpenClHooks = {{
     {"clCreateProgramWithSource", reinterpret_cast<void*>(&cl::create_program_with_source)},
     {"clCreateProgramWithIL", reinterpret_cast<void*>(&cl::create_program_with_il)},
     {"clSetProgramSpecializationConstant", reinterpret_cast<void*>(&cl::set_program_specialization_constant)},
@@ -22,6 +22,7 @@ const std::array<Replacement, 11> kOpenClHooks = {{
     {"clGetProgramInfo", reinterpret_cast<void*>(&cl::get_program_info)},
     {"clGetProgramBuildInfo", reinterpret_cast<void*>(&cl::get_program_build_info)},
     {"clGetKernelInfo", reinterpret_cast<void*>(&cl::get_kernel_info)},
+    {"clGetKernelArgInfo", reinterpret_cast<void*>(&cl::get_kernel_arg_info)},
     {"clReleaseProgram", reinterpret_cast<void*>(&cl::release_program)},
     {"clReleaseKernel", reinterpret_cast<void*>(&cl::release_kernel)},
 }};

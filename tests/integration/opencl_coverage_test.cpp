@@ -198,6 +198,32 @@ TEST_F(OpenClCoverage, CompileAndLinkServedFromCacheCompileNothing) {
   EXPECT_NE(third.result.err.find("running a deferred clCompileProgram"), std::string::npos) << third.result.err;
 }
 
+// A compile log longer than the sidecar's 4 KiB excerpt is answered from the recorded answers,
+// which keep it whole: the warm run's log query needs no compile (it ran the deferred compile
+// before, to ask the driver).
+TEST_F(OpenClCoverage, LongCompileLogIsAnsweredWithoutCompiling) {
+  fs::path header = tmp / "params.h";
+  std::string text = "#define SCALE 5\n";
+  for (int i = 0; i < 40; ++i) text += "#warning \"a long compile log, line " + std::to_string(i) + "\"\n";
+  write_text(header, text);
+  std::vector<std::string> app = {COMPILE_LINK_APP, header.string(), "5"};
+  std::map<std::string, std::string> verbose = {{"JITCACHE_LOG", "info"}, {"POCL_DEBUG", "llvm"}};
+  auto log_size = [](const std::string& out) {  // the log names a random temp file: compare its size
+    std::size_t at = out.find("main log: size ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find(' ', at + 15) - at);
+  };
+  RunResult plain = run_plain(app, verbose);
+  expect_success(plain);
+  ASSERT_GT(std::stoul(log_size(plain.out).substr(15)), 4096u) << plain.out;
+  expect_success(run_cached(Via::preload, app, verbose).result);
+  CachedRun warm = run_cached(Via::preload, app, verbose);
+  expect_success(warm.result);
+  EXPECT_EQ(log_size(warm.result.out), log_size(plain.out));
+  EXPECT_EQ(warm.count("compiled", "hit"), 2);
+  EXPECT_EQ(warm.result.err.find("building from sources"), std::string::npos);
+  EXPECT_EQ(warm.result.err.find("running a deferred clCompileProgram"), std::string::npos) << warm.result.err;
+}
+
 // clCreateProgramWithIL + clSetProgramSpecializationConstant on the IL test driver (PoCL 3.1 has no
 // IL support), loaded by the real ocl-icd loader: a constant's value is part of the key. The first
 // pair of runs goes through the layer, the second through LD_PRELOAD: the key is the same either way.

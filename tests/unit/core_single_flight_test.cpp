@@ -43,7 +43,7 @@ TEST(SingleFlight, WaitersGetTheLeadersBinary) {
   std::vector<std::thread> waiters = start_waiters(table, 8, joined, outcomes);
   joined.wait();
   auto binary = std::make_shared<const std::string>("the binary");
-  table.finish(kKey, flight, {FlightOutcome::Kind::built, binary, 1234, ""});
+  table.finish(kKey, flight, {FlightOutcome::Kind::built, binary, 1234, "", nullptr});
   for (auto& t : waiters) t.join();
   for (const auto& outcome : outcomes) {
     ASSERT_TRUE(outcome);
@@ -61,7 +61,7 @@ TEST(SingleFlight, WaitersGetTheSameErrorAndTheFailureIsNotCached) {
   std::vector<std::optional<FlightOutcome>> outcomes;
   std::vector<std::thread> waiters = start_waiters(table, 4, joined, outcomes);
   joined.wait();
-  table.finish(kKey, flight, {FlightOutcome::Kind::failed, nullptr, 0, "error: expected ';'"});
+  table.finish(kKey, flight, {FlightOutcome::Kind::failed, nullptr, 0, "error: expected ';'", nullptr});
   for (auto& t : waiters) t.join();
   for (const auto& outcome : outcomes) {
     ASSERT_TRUE(outcome);
@@ -92,14 +92,14 @@ TEST(SingleFlight, WhenTheLeaderGivesUpExactlyOneWaiterLeadsTheRetry) {
       std::shared_ptr<Flight> second = table.join(kKey, &leads);  // as the engine retries
       if (leads) {
         ++new_leaders;
-        table.finish(kKey, second, {FlightOutcome::Kind::built, std::make_shared<const std::string>("x"), 1, ""});
+        table.finish(kKey, second, {FlightOutcome::Kind::built, std::make_shared<const std::string>("x"), 1, "", nullptr});
       } else if (second->wait(kLong)->kind == FlightOutcome::Kind::built) {
         ++got_result;
       }
     });
   }
   joined.wait();
-  table.finish(kKey, flight, {FlightOutcome::Kind::abandoned, nullptr, 0, "driver returned no binary"});
+  table.finish(kKey, flight, {FlightOutcome::Kind::abandoned, nullptr, 0, "driver returned no binary", nullptr});
   for (auto& t : threads) t.join();
   // Late threads may find the retry finished and lead a third flight; none ever builds alongside.
   EXPECT_GE(new_leaders.load(), 1);
@@ -111,8 +111,8 @@ TEST(SingleFlight, OnlyTheFirstOutcomeCountsAndAWaitCanTimeOut) {
   bool leader = false;
   std::shared_ptr<Flight> flight = table.join(kKey, &leader);
   EXPECT_FALSE(flight->wait(std::chrono::milliseconds(1)));
-  table.finish(kKey, flight, {FlightOutcome::Kind::failed, nullptr, 0, "first"});
-  table.finish(kKey, flight, {FlightOutcome::Kind::abandoned, nullptr, 0, "second"});
+  table.finish(kKey, flight, {FlightOutcome::Kind::failed, nullptr, 0, "first", nullptr});
+  table.finish(kKey, flight, {FlightOutcome::Kind::abandoned, nullptr, 0, "second", nullptr});
   EXPECT_EQ(flight->wait(kLong)->reason, "first");
 }
 

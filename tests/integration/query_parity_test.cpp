@@ -1,0 +1,271 @@
+// Issue 20: a served program answers every query exactly as the app's own build would. Apps in
+// tests/integration/query_parity print every program, build, kernel, argument and work-group
+// query's answer for a corpus; a run without jitcache, a cold run and a warm run must print the
+// same, but for the known differences listed in kKnownDifferences (the one place, with reasons).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <regex>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What may differ between a run without jitcache and a cached run: matches of `pattern` are
+// replaced by `stands_for` in every run's output before the comparison.
+struct KnownDifference {
+  std::regex pattern;
+  const char* stands_for;
+  const char* reason;
+  std::regex section = std::regex("");  // only in the programs ("== <label>") this matches
+};
+
+// The only answers allowed to differ, and why. Nothing else may.
+const std::vector<KnownDifference>& known_differences() {
+  static const std::vector<KnownDifference> list = {
+      {std::regex("fnv1a [0-9a-f]+"), "fnv1a (bytes vary)",
+       "PoCL's binary bytes differ from compile to compile of the same program (two runs without jitcache "
+       "differ too); their sizes are compared"},
+      {std::regex("[^ \"]*/tempfile_[A-Za-z0-9]+\\.cl"), "<PoCL's temporary source file>",
+       "PoCL's warnings name the temporary file it compiled, a new random name in every run (with or without "
+       "jitcache); a warm run answers the log of the build that made the entry"},
+      {std::regex("(CL_PROGRAM_BINARY_SIZES: size [0-9]+ = |CL_PROGRAM_BINARIES\\[[0-9]+\\]: )[0-9]+"),
+       "$1(size varies)",
+       "PoCL's binary of a second identical build in one process is larger than the first's (it carries more of "
+       "PoCL's generated code); the cache serves the first build's binary, a valid binary of the same program",
+       std::regex("^== attributes again$")},
+  };
+  return list;
+}
+
+std::vector<std::string> compared_lines(const std::string& out) {
+  std::vector<std::string> lines;
+  std::istringstream in(out);
+  std::string section;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("== ", 0) == 0) section = line;
+    for (const KnownDifference& difference : known_differences()) {
+      if (std::regex_search(section, difference.section)) {
+        line = std::regex_replace(line, difference.pattern, difference.stands_for);
+      }
+    }
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// Every differing line, with the one before it that names the program or kernel.
+std::string differences(const std::string& expected, const std::string& actual) {
+  std::vector<std::string> a = compared_lines(expected), b = compared_lines(actual);
+  std::string report;
+  std::string section;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    std::string left = i < a.size() ? a[i] : "(missing)", right = i < b.size() ? b[i] : "(missing)";
+    if (left.rfind("== ", 0) == 0 || left.rfind("kernel ", 0) == 0) section = left;
+    if (left != right) report += "[" + section + "]\n  expected: " + left + "\n  actual:   " + right + "\n";
+  }
+  return report;
+}
+
+// "kind verdict (reason)" of every trace, for failure messages.
+std::string kinds(const CachedRun& run) {
+  std::string text;
+  for (const nlohmann::json& trace : run.traces) {
+    text += trace.value("kind", std::string("?")) + " " + trace.value("verdict", std::string("?")) + " (" +
+            trace.value("reason", std::string()) + ")\n";
+  }
+  return text;
+}
+
+class QueryParity : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  fs::path cache = tmp / "cache";
+  int runs = 0;
+
+  RunOptions options(const std::map<std::string, std::string>& extra, bool cached) {
+    RunOptions run_options;
+    run_options.env = {{"POCL_KERNEL_CACHE", "0"}};
+    run_options.unset = {"LD_PRELOAD", "OPENCL_LAYERS"};
+    if (cached) {
+      run_options.env["JITCACHE_DIR"] = cache.string();
+      run_options.env["JITCACHE_TRACE"] = "1";
+      run_options.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
+    }
+    for (const auto& [name, value] : extra) run_options.env[name] = value;
+    return run_options;
+  }
+
+  CachedRun run_cached(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra) {
+    fs::path traces = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions run_options = options(extra, true);
+    run_options.env["JITCACHE_TRACE_DIR"] = traces.string();
+    return run_traced(argv, run_options, traces);
+  }
+
+  // Applies `edit` to the "answers" of every sidecar in the cache. The size record no longer
+  // matches the files then: it is removed, so the next writer rebuilds it by a scan.
+  template <typename Edit>
+  void edit_answers(Edit edit) {
+    fs::remove(cache / "size");
+    for (const fs::path& binary : entry_binaries(cache)) {
+      fs::path sidecar = fs::path(binary).replace_extension(".json");
+      nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
+      edit(meta);
+      write_text(sidecar, meta.dump());
+    }
+  }
+
+  // Without jitcache, cold and warm: the same answers, and the warm run served every build.
+  // `builds` distinct builds, `repeats` more of the same key (hits even on the cold run).
+  void expect_parity(const std::vector<std::string>& argv, int builds,
+                     const std::map<std::string, std::string>& extra = {}, int repeats = 0) {
+    RunResult plain = run(argv, options(extra, false));
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    ASSERT_TRUE(plain.out.find("\ndone\n") != std::string::npos || plain.out.find("example ok\n") != std::string::npos)
+        << plain.out;
+    fs::path cold_traces = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions cold_options = options(extra, true);
+    cold_options.env["JITCACHE_TRACE_DIR"] = cold_traces.string();
+    CachedRun cold = run_traced(argv, cold_options, cold_traces);
+    ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
+    EXPECT_EQ(cold.verdicts["miss"], builds) << kinds(cold);
+    EXPECT_EQ(cold.verdicts["hit"], repeats) << kinds(cold);
+    EXPECT_EQ(differences(plain.out, cold.result.out), "") << "cold run";
+    fs::path warm_traces = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions warm_options = options(extra, true);
+    warm_options.env["JITCACHE_TRACE_DIR"] = warm_traces.string();
+    CachedRun warm = run_traced(argv, warm_options, warm_traces);
+    ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
+    EXPECT_EQ(warm.verdicts["hit"], builds + repeats) << kinds(warm);
+    EXPECT_EQ(differences(plain.out, warm.result.out), "") << "warm run";
+  }
+};
+
+// Attributes, arg info with every qualifier, warnings in the log, options, a build callback and
+// compile + link, on real PoCL through the real ICD loader.
+// The attributes program is built twice: the second build is served from the memory tier.
+TEST_F(QueryParity, CorpusOnPocl) { expect_parity({CL_PARITY_APP, "corpus"}, 9, {}, 1); }
+
+// The same corpus built for two devices at once (PoCL with two pthread devices).
+TEST_F(QueryParity, CorpusOnTwoDevices) {
+  expect_parity({CL_PARITY_APP, "corpus"}, 18, {{"POCL_DEVICES", "pthread pthread"}});
+}
+
+// IL with a specialization constant, on the IL test driver (PoCL 3.1 takes no IL).
+TEST_F(QueryParity, IlWithSpecConstantsOnTestDriver) {
+  fs::path vendors = tmp / "vendors";
+  fs::create_directories(vendors);
+  write_text(vendors / "jitcache-test-il.icd", std::string(TEST_IL_ICD) + "\n");
+  expect_parity({CL_PARITY_APP, "il", IL_FIXTURE}, 1, {{"OCL_ICD_VENDORS", vendors.string()}});
+}
+
+// Level Zero on its test driver: the example prints its build log, kernel names, each kernel's
+// name, the module's properties and native binary (every query the driver offers).
+TEST_F(QueryParity, LevelZeroModuleOnTestDriver) {
+  expect_parity({LEVEL_ZERO_EXAMPLE, "--build-log"}, 1, {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}});
+}
+
+// Recorded answers are read back as hostile input: an entry whose record is missing (written by an
+// older jitcache), of another version or malformed is not served but rebuilt and replaced, and the
+// app's answers stay those of its own build.
+TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
+  struct Case {
+    const char* name;
+    std::function<void(nlohmann::json&)> edit;
+  };
+  const std::vector<Case> cases = {
+      {"missing", [](nlohmann::json& meta) { meta.erase("answers"); }},
+      {"another version", [](nlohmann::json& meta) { meta["answers"]["version"] = 99; }},
+      {"not an object", [](nlohmann::json& meta) { meta["answers"] = "answers"; }},
+      {"log not a string", [](nlohmann::json& meta) { meta["answers"]["build_log"] = 5; }},
+      {"kernels not an object", [](nlohmann::json& meta) { meta["answers"]["kernels"] = nlohmann::json::array(); }},
+      {"bad hex", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = "zz";
+       }},
+      {"odd hex", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = "abc";
+       }},
+      {"status out of range", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["status"] = 1ll << 40;
+       }},
+      {"an argument of four answers", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["args"] = {{1, 2, 3, 4}};
+       }},
+      {"an oversized answer", [](nlohmann::json& meta) {
+         for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = std::string((64u << 10) * 2 + 2, 'a');  // one byte over the cap
+       }},
+  };
+  const std::vector<std::string> app = {CL_PARITY_APP, "file", std::string(EXAMPLE_KERNELS) + "/vector_math.cl",
+                                        std::string("-I ") + EXAMPLE_KERNELS};
+  RunResult plain = run(app, options({}, false));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(run_cached(app, {}).verdicts["miss"], 1);
+  for (const Case& bad : cases) {
+    SCOPED_TRACE(bad.name);
+    edit_answers(bad.edit);
+    CachedRun rebuilt = run_cached(app, {});
+    EXPECT_EQ(rebuilt.result.exit_code, 0) << rebuilt.result.err;
+    EXPECT_EQ(rebuilt.verdicts["stale"], 1) << kinds(rebuilt);
+    EXPECT_EQ(differences(plain.out, rebuilt.result.out), "");
+    CachedRun served = run_cached(app, {});  // the rebuilt entry carries a good record again
+    EXPECT_EQ(served.verdicts["hit"], 1) << kinds(served);
+    EXPECT_EQ(differences(plain.out, served.result.out), "");
+  }
+
+  // Level Zero: its record is checked the same way.
+  fs::remove_all(cache);
+  const std::vector<std::string> ze_app = {LEVEL_ZERO_EXAMPLE, "--build-log"};
+  const std::map<std::string, std::string> ze_env = {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}};
+  RunResult ze_plain = run(ze_app, options(ze_env, false));
+  ASSERT_EQ(run_cached(ze_app, ze_env).verdicts["miss"], 1);
+  for (const Case& bad : {cases[0], cases[1], cases[2], cases[3]}) {
+    SCOPED_TRACE(std::string("level zero: ") + bad.name);
+    edit_answers(bad.edit);
+    CachedRun rebuilt = run_cached(ze_app, ze_env);
+    EXPECT_EQ(rebuilt.verdicts["stale"], 1) << kinds(rebuilt);
+    EXPECT_EQ(rebuilt.result.out, ze_plain.out);
+    EXPECT_EQ(run_cached(ze_app, ze_env).verdicts["hit"], 1);
+  }
+}
+
+// The programs the examples build.
+TEST_F(QueryParity, ExampleKernels) {
+  for (const char* kernel : {"vector_math.cl", "integer_ops.cl"}) {
+    SCOPED_TRACE(kernel);
+    fs::remove_all(cache);
+    expect_parity({CL_PARITY_APP, "file", std::string(EXAMPLE_KERNELS) + "/" + kernel,
+                   std::string("-I ") + EXAMPLE_KERNELS},
+                  1);
+  }
+}
+
+// The kernels the pyopencl apps build (the apps suite's and the coverage test's), taken from the
+// scripts' SOURCE strings and built with the options the scripts give them.
+TEST_F(QueryParity, PyOpenClAppsKernels) {
+  const std::vector<std::pair<std::string, std::string>> scripts = {
+      {APPS_SUITE_PYOPENCL_SCRIPT, ""}, {COVERAGE_PYOPENCL_SCRIPT, "-cl-mad-enable"}};
+  const std::regex source_string("(SOURCE\\w*) = \"\"\"([^\"]*)\"\"\"");
+  int checked = 0;
+  for (const auto& [script, options] : scripts) {
+    std::string text = read_text(script);
+    for (std::sregex_iterator it(text.begin(), text.end(), source_string), end; it != end; ++it) {
+      std::string name = (*it)[1];
+      SCOPED_TRACE(script + " " + name);
+      fs::path kernel = tmp / (name + "-" + std::to_string(checked++) + ".cl");
+      write_text(kernel, (*it)[2]);
+      // pyopencl_kernels.py builds SOURCE_A with -cl-mad-enable, SOURCE_B without.
+      std::string used = name == "SOURCE_B" ? "" : options;
+      fs::remove_all(cache);
+      expect_parity({CL_PARITY_APP, "file", kernel.string(), used}, 1);
+    }
+  }
+  EXPECT_EQ(checked, 3);
+}
+
+}  // namespace
+}  // namespace jitcache::testing
