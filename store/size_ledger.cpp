@@ -105,6 +105,14 @@ std::error_code SizeLedger::mark_dirty() {
 }
 
 void SizeLedger::apply(const EntryFootprint& before, const EntryFootprint& after) {
+  // The old footprint is part of the total unless something outside jitcache changed the entry
+  // (a sidecar edited by hand, a copy from elsewhere): then the total is wrong, and subtracting
+  // would wrap it to ~2^64 and evict everything. Count again instead (the entry is already in
+  // its new state).
+  if (before.bytes > totals_.bytes || (before.committed && totals_.entries == 0)) {
+    if (rescan()) invalidate();
+    return;
+  }
   // Unsigned wrap-around cancels out: the sum over all entries is never negative.
   totals_.bytes += after.bytes - before.bytes;
   totals_.entries += static_cast<std::uint64_t>(after.committed) -

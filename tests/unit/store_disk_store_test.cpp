@@ -547,6 +547,24 @@ TEST_F(DiskStoreTest, SaveOverMaxSizeEvictsDownToLowWater) {
   EXPECT_LE(store->size().bytes, static_cast<std::uint64_t>(limits.max_size * limits.low_water));
 }
 
+// An entry that grew outside jitcache (here: its sidecar, by hand) is larger than the ledger
+// thinks; replacing it must not wrap the total around and evict the fresh entry.
+TEST_F(DiskStoreTest, EntryGrownOutsideTheLedgerIsRecountedNotWrappedAround) {
+  StoreLimits limits;
+  limits.max_size = 1 << 20;
+  auto store = open_store(limits);
+  ASSERT_EQ(store->save(key_of(0), binary_of(0, 100), sidecar_of(0)).status, SaveStatus::stored);
+  {
+    std::ofstream grow(entry_file(key_of(0), ".json"), std::ios::app);
+    grow << std::string(8192, ' ');  // still the same JSON
+  }
+  const SaveResult saved = store->save(key_of(0), binary_of(1, 100), sidecar_of(0));
+  ASSERT_EQ(saved.status, SaveStatus::stored);
+  EXPECT_EQ(saved.evicted_entries, 0u);
+  EXPECT_EQ(store->load(key_of(0)).status, LoadStatus::hit);
+  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+}
+
 TEST_F(DiskStoreTest, EvictByAgeRemovesOnlyOldEntries) {
   auto store = open_store();
   const std::int64_t now = now_ns();
