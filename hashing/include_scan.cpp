@@ -1,5 +1,7 @@
 #include "hashing/include_scan.hpp"
 
+#include "hashing/include_macros.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -98,10 +100,22 @@ std::string strip_comments(std::string_view source) {
 struct IncludeDirective {
   std::string name;
   bool quoted = false;
-  // Non-empty: the directive names a header the scan cannot resolve exactly (a macro operand,
-  // #include_next, #embed); `name` is then empty and this says what was seen.
+  // Non-empty: the directive names a header the scan cannot resolve exactly (#include_next,
+  // #embed, __has_include(NAME)); `name` is then empty and this says what was seen.
   std::string unresolved;
   bool probe_only = false;  // __has_include: the header's presence matters, it is not read
+  // `#include NAME`: the operand, for include_macros to expand, and the directive as written.
+  std::string computed;
+  std::string written;
+};
+
+// A line of a file that matters to the scan, in file order.
+struct Directive {
+  enum class Kind { include, define, undef } kind = Kind::include;
+  IncludeDirective include;  // Kind::include
+  std::string text;          // define, undef: what follows the directive word
+  std::size_t line = 0;
+  bool conditional = false;  // inside #if / #ifdef / #ifndef
 };
 
 std::size_t skip_spaces(std::string_view line, std::size_t position) {
@@ -129,7 +143,7 @@ std::optional<IncludeDirective> header_operand(std::string_view text, std::size_
   if (close == '\0') return std::nullopt;
   const std::size_t end = text.find(close, position + 1);
   if (end == std::string_view::npos || end == position + 1) return std::nullopt;
-  return IncludeDirective{std::string(text.substr(position + 1, end - position - 1)), open == '"', {}, false};
+  return IncludeDirective{std::string(text.substr(position + 1, end - position - 1)), open == '"', {}, false, {}, {}};
 }
 
 std::string excerpt(std::string_view text) {
@@ -138,25 +152,29 @@ std::string excerpt(std::string_view text) {
   return out;
 }
 
-// `# include "x"`, `%:include <x>`, `#import "x"`; `#include NAME` (computed), `#include_next`
-// and `#embed` come back unresolved.
-std::optional<IncludeDirective> parse_include_line(std::string_view line) {
+// The directive word of a line and the position after it; empty when the line is no directive.
+std::string_view directive_word(std::string_view line, std::size_t* after) {
   std::size_t position = directive_start(line);
-  if (position == std::string_view::npos) return std::nullopt;
+  if (position == std::string_view::npos) return {};
   position = skip_spaces(line, position);
   std::size_t end = position;
   while (end < line.size() && is_word_char(line[end])) ++end;
-  const std::string_view word = line.substr(position, end - position);
-  if (word == "include_next" || word == "embed") {
-    const std::string seen = excerpt(line.substr(skip_spaces(line, 0)));
-    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + seen + ")", false};
-  }
-  if (word != "include" && word != "import") return std::nullopt;
-  position = skip_spaces(line, end);
-  if (auto operand = header_operand(line, position)) return operand;
-  return IncludeDirective{{}, false, "computed #include (" + excerpt(line.substr(skip_spaces(line, 0))) + ")", false};
+  *after = end;
+  return line.substr(position, end - position);
 }
 
+// `# include "x"`, `%:include <x>`, `#import "x"`; `#include NAME` comes back computed (its
+// operand), `#include_next` and `#embed` unresolved.
+std::optional<IncludeDirective> parse_include(std::string_view line, std::string_view word, std::size_t end) {
+  const std::string written = excerpt(line.substr(skip_spaces(line, 0)));
+  if (word == "include_next" || word == "embed") {
+    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + written + ")", false, {}, {}};
+  }
+  if (word != "include" && word != "import") return std::nullopt;
+  const std::size_t position = skip_spaces(line, end);
+  if (auto operand = header_operand(line, position)) return operand;
+  return IncludeDirective{{}, false, {}, false, std::string(line.substr(position)), written};
+}
 // Every __has_include("x") / __has_include(<x>) in `text`; a macro operand or
 // __has_include_next comes back unresolved.
 void find_has_includes(std::string_view text, std::vector<IncludeDirective>* found) {
@@ -164,19 +182,19 @@ void find_has_includes(std::string_view text, std::vector<IncludeDirective>* fou
   for (std::size_t at = text.find(kProbe); at != std::string_view::npos; at = text.find(kProbe, at + 1)) {
     std::size_t position = at + kProbe.size();
     if (text.substr(position, 5) == "_next") {
-      found->push_back({{}, false, "__has_include_next", true});
+      found->push_back({{}, false, "__has_include_next", true, {}, {}});
       continue;
     }
     if (position < text.size() && is_word_char(text[position])) continue;  // another identifier
     position = skip_spaces(text, position);
     if (text.substr(position, 1) != "(") {
-      found->push_back({{}, false, "__has_include without a literal operand", true});
+      found->push_back({{}, false, "__has_include without a literal operand", true, {}, {}});
       continue;
     }
     std::optional<IncludeDirective> operand = header_operand(text, skip_spaces(text, position + 1));
     if (!operand) {
       const std::string seen = excerpt(text.substr(position + 1, 40));
-      found->push_back({{}, false, "__has_include(" + seen + ") with a macro operand", true});
+      found->push_back({{}, false, "__has_include(" + seen + ") with a macro operand", true, {}, {}});
       continue;
     }
     operand->probe_only = true;
@@ -184,21 +202,41 @@ void find_has_includes(std::string_view text, std::vector<IncludeDirective>* fou
   }
 }
 
-std::vector<IncludeDirective> find_includes(std::string_view source) {
-  if (!may_include(source)) return {};
+// The includes, #defines and #undefs of `source` in order, then its __has_include probes. A file
+// without includes is read too: its #defines and #undefs matter to computed includes after it.
+std::vector<Directive> find_directives(std::string_view source) {
+  if (source.find('#') == std::string_view::npos && source.find("%:") == std::string_view::npos &&
+      source.find("?\?=") == std::string_view::npos) {
+    return {};
+  }
   const std::string code = strip_comments(source);
   const std::string_view text(code);
-  std::vector<IncludeDirective> includes;
-  for (std::size_t start = 0; start <= text.size();) {
+  std::vector<Directive> directives;
+  int nesting = 0;  // #if depth: a #define inside one may or may not happen
+  std::size_t line = 0;
+  for (std::size_t start = 0; start <= text.size(); ++line) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    if (auto directive = parse_include_line(text.substr(start, end - start))) {
-      includes.push_back(std::move(*directive));
-    }
+    const std::string_view current = text.substr(start, end - start);
     start = end + 1;
+    std::size_t after = 0;
+    const std::string_view word = directive_word(current, &after);
+    if (word.empty()) continue;
+    if (word == "if" || word == "ifdef" || word == "ifndef") {
+      ++nesting;
+    } else if (word == "endif") {
+      nesting = std::max(0, nesting - 1);
+    } else if (word == "define" || word == "undef") {
+      directives.push_back({word == "define" ? Directive::Kind::define : Directive::Kind::undef, {},
+                            std::string(current.substr(after)), line, nesting > 0});
+    } else if (auto include = parse_include(current, word, after)) {
+      directives.push_back({Directive::Kind::include, std::move(*include), {}, line, nesting > 0});
+    }
   }
-  find_has_includes(text, &includes);
-  return includes;
+  std::vector<IncludeDirective> probes;
+  find_has_includes(text, &probes);
+  for (IncludeDirective& probe : probes) directives.push_back({Directive::Kind::include, std::move(probe), {}, line, false});
+  return directives;
 }
 
 std::optional<std::string> read_file(const fs::path& path) {
@@ -217,9 +255,33 @@ class IncludeScanner {
     for (const fs::path& dir : include_dirs) include_dirs_.push_back(working_dir / dir);
   }
 
+  // -D / -U of the build options and driver flags, for computed includes.
+  void add_macro_options(const std::vector<std::string>& options) {
+    for (const std::string& text : options) macros_.add_options(text);
+  }
+
   void scan(std::string_view source, const fs::path& including_dir, int depth) {
-    for (const IncludeDirective& include : find_includes(source)) {
+    const std::size_t file = next_file_++;
+    for (Directive& directive : find_directives(source)) {
       if (truncated_) return;
+      if (directive.kind == Directive::Kind::define) {
+        macros_.add_define(directive.text, file, directive.line, directive.conditional);
+        continue;
+      }
+      if (directive.kind == Directive::Kind::undef) {
+        macros_.add_undef(directive.text);
+        continue;
+      }
+      IncludeDirective& include = directive.include;
+      if (!include.written.empty()) {
+        ComputedInclude expanded = macros_.expand(include.computed, file, directive.line);
+        if (!expanded.unresolved.empty()) {
+          if (unresolved_.empty()) unresolved_ = "computed #include (" + include.written + "): " + expanded.unresolved;
+          continue;
+        }
+        include.name = std::move(expanded.name);
+        include.quoted = true;
+      }
       if (!include.unresolved.empty()) {
         if (unresolved_.empty()) unresolved_ = include.unresolved;
         continue;
@@ -237,10 +299,16 @@ class IncludeScanner {
   // `-include FILE`: read as if `#include "FILE"` were the first line of the source.
   void scan_forced(const std::string& name) {
     if (truncated_) return;
-    visit(IncludeDirective{name, true, {}, false}, working_dir_, 0);
+    visit(IncludeDirective{name, true, {}, false, {}, {}}, working_dir_, 0);
   }
 
-  IncludeScan take() { return {std::move(headers_), std::move(unresolved_)}; }
+  IncludeScan take() {
+    // A macro a computed include used may have been defined again or #undef'd further on.
+    if (std::string changed = macros_.recheck(); !changed.empty() && unresolved_.empty()) {
+      unresolved_ = "computed #include: " + changed;
+    }
+    return {std::move(headers_), std::move(unresolved_)};
+  }
 
  private:
   void visit(const IncludeDirective& include, const fs::path& including_dir, int depth) {
@@ -289,6 +357,8 @@ class IncludeScanner {
   std::set<std::string> missing_names_;
   std::string unresolved_;
   bool truncated_ = false;
+  IncludeMacros macros_;
+  std::size_t next_file_ = 0;
 };
 
 }  // namespace
@@ -326,6 +396,7 @@ bool may_include(std::string_view source) {
 
 IncludeOptions include_options(std::string_view options) {
   IncludeOptions result;
+  result.texts.emplace_back(options);
   std::size_t quotes = 0;
   for (char c : options) quotes += c == '"';
   if (quotes % 2 != 0) result.not_understood = "an unclosed quote";
@@ -354,8 +425,10 @@ IncludeOptions include_options(std::string_view options) {
 std::vector<fs::path> include_dirs_from_options(std::string_view options) { return include_options(options).dirs; }
 
 IncludeScan scan_program_includes(std::string_view source, const std::vector<fs::path>& include_dirs,
-                                  const std::vector<std::string>& forced_includes, const fs::path& working_dir) {
+                                  const std::vector<std::string>& forced_includes, const fs::path& working_dir,
+                                  const std::vector<std::string>& macro_options) {
   IncludeScanner scanner(include_dirs, working_dir);
+  scanner.add_macro_options(macro_options);
   for (const std::string& name : forced_includes) scanner.scan_forced(name);
   scanner.scan(source, working_dir, 0);
   return scanner.take();
