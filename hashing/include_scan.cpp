@@ -52,46 +52,60 @@ std::vector<std::string> split_words(std::string_view text) {
 }
 
 // Removes backslash-newline splices, then comments (keeping newlines so lines stay lines).
-// String and character literals are skipped so "a//b" is not mistaken for a comment.
+// String and character literals are skipped so "a//b" is not mistaken for a comment. Code is
+// copied in runs between the characters that may start a comment or literal: hashcat's kernels
+// bring 2.5 MB of headers per build, and a copy by character cost ~30 ms of each lookup.
 std::string strip_comments(std::string_view source) {
   std::string spliced;
-  spliced.reserve(source.size());
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') { ++i; continue; }
-    if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
-      i += 2;
-      continue;
+  std::string_view text = source;
+  if (source.find("\\\n") != std::string_view::npos || source.find("\\\r\n") != std::string_view::npos) {
+    spliced.reserve(source.size());
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') { ++i; continue; }
+      if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
+        i += 2;
+        continue;
+      }
+      spliced.push_back(source[i]);
     }
-    spliced.push_back(source[i]);
+    text = spliced;
   }
   std::string out;
-  out.reserve(spliced.size());
-  enum class State { code, line_comment, block_comment, literal } state = State::code;
-  char literal_quote = 0;
-  for (std::size_t i = 0; i < spliced.size(); ++i) {
-    const char c = spliced[i];
-    const char next = i + 1 < spliced.size() ? spliced[i + 1] : '\0';
-    switch (state) {
-      case State::code:
-        if (c == '/' && next == '/') { state = State::line_comment; ++i; }
-        else if (c == '/' && next == '*') { state = State::block_comment; out.push_back(' '); ++i; }
-        else {
-          if (c == '"' || c == '\'') { state = State::literal; literal_quote = c; }
-          out.push_back(c);
+  out.reserve(text.size());
+  const std::size_t size = text.size();
+  for (std::size_t i = 0; i < size;) {
+    std::size_t special = i;
+    while (special < size && text[special] != '/' && text[special] != '"' && text[special] != '\'') ++special;
+    out.append(text.data() + i, special - i);
+    if (special == size) break;
+    const char c = text[special];
+    const char next = special + 1 < size ? text[special + 1] : '\0';
+    if (c == '/' && next == '/') {  // to the end of the line; the newline stays
+      i = text.find('\n', special + 2);
+      if (i == std::string_view::npos) break;
+    } else if (c == '/' && next == '*') {  // one blank, and the newlines inside
+      const std::size_t end = std::min(text.find("*/", special + 2), size);
+      out.push_back(' ');
+      out.append(static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(special) + 2,
+                                                     text.begin() + static_cast<std::ptrdiff_t>(end), '\n')),
+                 '\n');
+      i = end == size ? size : end + 2;
+    } else if (c == '/') {
+      out.push_back(c);
+      i = special + 1;
+    } else {  // a literal, to its closing quote or the end of the line
+      std::size_t end = special + 1;
+      while (end < size) {
+        const char d = text[end];
+        if (d == '\\' && end + 1 < size) {
+          end += 2;
+          continue;
         }
-        break;
-      case State::line_comment:
-        if (c == '\n') { state = State::code; out.push_back(c); }
-        break;
-      case State::block_comment:
-        if (c == '*' && next == '/') { state = State::code; ++i; }
-        else if (c == '\n') out.push_back(c);
-        break;
-      case State::literal:
-        out.push_back(c);
-        if (c == '\\' && next != '\0') { out.push_back(next); ++i; }
-        else if (c == literal_quote || c == '\n') state = State::code;
-        break;
+        ++end;
+        if (d == c || d == '\n') break;
+      }
+      out.append(text.data() + special, end - special);
+      i = end;
     }
   }
   return out;
@@ -242,7 +256,9 @@ std::vector<Directive> find_directives(std::string_view source) {
 std::optional<std::string> read_file(const fs::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return std::nullopt;
-  std::string contents((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string contents;
+  char buffer[1 << 16];
+  while (file.read(buffer, sizeof buffer) || file.gcount() > 0) contents.append(buffer, static_cast<std::size_t>(file.gcount()));
   if (file.bad()) return std::nullopt;
   return contents;
 }
