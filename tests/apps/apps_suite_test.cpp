@@ -8,6 +8,8 @@
 // that the scan expands exactly (hashing/include_macros.hpp), so it hits too. The matrix and its trims: docs/reliability.md, "The apps suite".
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "test_support.hpp"
@@ -56,8 +58,12 @@ std::vector<App> apps() {
       app("opencv", {python, (here / "opencv_umat_app.py").string()},
           {{"OPENCV_OPENCL_DEVICE", ":CPU:"}, {"OPENCV_OPENCL_CACHE_ENABLE", "0"}}),
       app("clblast", {"/usr/bin/clblast_test_xscal"}),
+      // hashcat keeps its session files (and a pid file that refuses a second instance) under the
+      // passwd home whatever HOME says: a session of our own keeps concurrent runs on this
+      // machine (other suites, bench/clients.sh) from failing it.
       app("hashcat",
-          {"/usr/bin/hashcat", "-m", "0", "-a", "0", "--potfile-disable", "--quiet", "--backend-ignore-cuda",
+          {"/usr/bin/hashcat", "--session=jitcache-apps-" + std::to_string(::getpid()), "-m", "0", "-a", "0",
+           "--potfile-disable", "--quiet", "--backend-ignore-cuda",
            "--backend-ignore-hip", "-O", "-w", "1", (here / "hashcat" / "md5.hash").string(),
            (here / "hashcat" / "words.txt").string()},
           {}, "XDG_CACHE_HOME"),
