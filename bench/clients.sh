@@ -39,7 +39,9 @@ has_own_cache() { case $1 in hashcat | opencv | pyopencl) return 0 ;; *) return 
 # The app's command line.
 command_of() {
   case $1 in
-    hashcat) echo hashcat -m 0 -a 0 -O --backend-ignore-cuda --potfile-disable --quiet "$work/hash.txt" "$work/words.txt" ;;
+    # a session of our own: hashcat's pid file (under the passwd home, whatever HOME says) refuses
+    # a second instance, and other people's hashcat may run on this machine
+    hashcat) echo hashcat --session="jitcache-bench-$$" -m 0 -a 0 -O --backend-ignore-cuda --potfile-disable --quiet "$work/hash.txt" "$work/words.txt" ;;
     opencv) echo "$python" "$repo/bench/clients/opencv_umat.py" ;;
     pyopencl) echo "$python" "$repo/tests/apps/pyopencl_exit_capture_app.py" ;;
     xgemm | xgemv) echo "/usr/bin/clblast_test_$1" ;;

@@ -180,6 +180,7 @@ std::string include_search(const ProgramInputs& program, IncludeOptions* search)
     search->dirs.insert(search->dirs.end(), extra.dirs.begin(), extra.dirs.end());
     search->forced_includes.insert(search->forced_includes.end(), extra.forced_includes.begin(),
                                    extra.forced_includes.end());
+    search->texts.insert(search->texts.end(), extra.texts.begin(), extra.texts.end());
   }
   return {};
 }
@@ -197,7 +198,7 @@ PreparedProgram Engine::prepare(ProgramInputs program) const {
     if (prepared.uncacheable.empty() && (may_include(program.input) || !search.forced_includes.empty())) {
       std::error_code ec;  // the working directory is needed only now
       IncludeScan scan = scan_program_includes(program.input, search.dirs, search.forced_includes,
-                                               std::filesystem::current_path(ec));
+                                               std::filesystem::current_path(ec), search.texts);
       program.headers.insert(program.headers.end(), scan.headers.begin(), scan.headers.end());
       if (!scan.unresolved.empty()) prepared.uncacheable = "include scan: " + scan.unresolved;
     }

@@ -1,5 +1,7 @@
 #include "hashing/include_scan.hpp"
 
+#include "hashing/include_macros.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <functional>
@@ -50,46 +52,60 @@ std::vector<std::string> split_words(std::string_view text) {
 }
 
 // Removes backslash-newline splices, then comments (keeping newlines so lines stay lines).
-// String and character literals are skipped so "a//b" is not mistaken for a comment.
+// String and character literals are skipped so "a//b" is not mistaken for a comment. Code is
+// copied in runs between the characters that may start a comment or literal: hashcat's kernels
+// bring 2.5 MB of headers per build, and a copy by character cost ~30 ms of each lookup.
 std::string strip_comments(std::string_view source) {
   std::string spliced;
-  spliced.reserve(source.size());
-  for (std::size_t i = 0; i < source.size(); ++i) {
-    if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') { ++i; continue; }
-    if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
-      i += 2;
-      continue;
+  std::string_view text = source;
+  if (source.find("\\\n") != std::string_view::npos || source.find("\\\r\n") != std::string_view::npos) {
+    spliced.reserve(source.size());
+    for (std::size_t i = 0; i < source.size(); ++i) {
+      if (source[i] == '\\' && i + 1 < source.size() && source[i + 1] == '\n') { ++i; continue; }
+      if (source[i] == '\\' && i + 2 < source.size() && source[i + 1] == '\r' && source[i + 2] == '\n') {
+        i += 2;
+        continue;
+      }
+      spliced.push_back(source[i]);
     }
-    spliced.push_back(source[i]);
+    text = spliced;
   }
   std::string out;
-  out.reserve(spliced.size());
-  enum class State { code, line_comment, block_comment, literal } state = State::code;
-  char literal_quote = 0;
-  for (std::size_t i = 0; i < spliced.size(); ++i) {
-    const char c = spliced[i];
-    const char next = i + 1 < spliced.size() ? spliced[i + 1] : '\0';
-    switch (state) {
-      case State::code:
-        if (c == '/' && next == '/') { state = State::line_comment; ++i; }
-        else if (c == '/' && next == '*') { state = State::block_comment; out.push_back(' '); ++i; }
-        else {
-          if (c == '"' || c == '\'') { state = State::literal; literal_quote = c; }
-          out.push_back(c);
+  out.reserve(text.size());
+  const std::size_t size = text.size();
+  for (std::size_t i = 0; i < size;) {
+    std::size_t special = i;
+    while (special < size && text[special] != '/' && text[special] != '"' && text[special] != '\'') ++special;
+    out.append(text.data() + i, special - i);
+    if (special == size) break;
+    const char c = text[special];
+    const char next = special + 1 < size ? text[special + 1] : '\0';
+    if (c == '/' && next == '/') {  // to the end of the line; the newline stays
+      i = text.find('\n', special + 2);
+      if (i == std::string_view::npos) break;
+    } else if (c == '/' && next == '*') {  // one blank, and the newlines inside
+      const std::size_t end = std::min(text.find("*/", special + 2), size);
+      out.push_back(' ');
+      out.append(static_cast<std::size_t>(std::count(text.begin() + static_cast<std::ptrdiff_t>(special) + 2,
+                                                     text.begin() + static_cast<std::ptrdiff_t>(end), '\n')),
+                 '\n');
+      i = end == size ? size : end + 2;
+    } else if (c == '/') {
+      out.push_back(c);
+      i = special + 1;
+    } else {  // a literal, to its closing quote or the end of the line
+      std::size_t end = special + 1;
+      while (end < size) {
+        const char d = text[end];
+        if (d == '\\' && end + 1 < size) {
+          end += 2;
+          continue;
         }
-        break;
-      case State::line_comment:
-        if (c == '\n') { state = State::code; out.push_back(c); }
-        break;
-      case State::block_comment:
-        if (c == '*' && next == '/') { state = State::code; ++i; }
-        else if (c == '\n') out.push_back(c);
-        break;
-      case State::literal:
-        out.push_back(c);
-        if (c == '\\' && next != '\0') { out.push_back(next); ++i; }
-        else if (c == literal_quote || c == '\n') state = State::code;
-        break;
+        ++end;
+        if (d == c || d == '\n') break;
+      }
+      out.append(text.data() + special, end - special);
+      i = end;
     }
   }
   return out;
@@ -98,10 +114,22 @@ std::string strip_comments(std::string_view source) {
 struct IncludeDirective {
   std::string name;
   bool quoted = false;
-  // Non-empty: the directive names a header the scan cannot resolve exactly (a macro operand,
-  // #include_next, #embed); `name` is then empty and this says what was seen.
+  // Non-empty: the directive names a header the scan cannot resolve exactly (#include_next,
+  // #embed, __has_include(NAME)); `name` is then empty and this says what was seen.
   std::string unresolved;
   bool probe_only = false;  // __has_include: the header's presence matters, it is not read
+  // `#include NAME`: the operand, for include_macros to expand, and the directive as written.
+  std::string computed;
+  std::string written;
+};
+
+// A line of a file that matters to the scan, in file order.
+struct Directive {
+  enum class Kind { include, define, undef } kind = Kind::include;
+  IncludeDirective include;  // Kind::include
+  std::string text;          // define, undef: what follows the directive word
+  std::size_t line = 0;
+  bool conditional = false;  // inside #if / #ifdef / #ifndef
 };
 
 std::size_t skip_spaces(std::string_view line, std::size_t position) {
@@ -129,7 +157,7 @@ std::optional<IncludeDirective> header_operand(std::string_view text, std::size_
   if (close == '\0') return std::nullopt;
   const std::size_t end = text.find(close, position + 1);
   if (end == std::string_view::npos || end == position + 1) return std::nullopt;
-  return IncludeDirective{std::string(text.substr(position + 1, end - position - 1)), open == '"', {}, false};
+  return IncludeDirective{std::string(text.substr(position + 1, end - position - 1)), open == '"', {}, false, {}, {}};
 }
 
 std::string excerpt(std::string_view text) {
@@ -138,25 +166,29 @@ std::string excerpt(std::string_view text) {
   return out;
 }
 
-// `# include "x"`, `%:include <x>`, `#import "x"`; `#include NAME` (computed), `#include_next`
-// and `#embed` come back unresolved.
-std::optional<IncludeDirective> parse_include_line(std::string_view line) {
+// The directive word of a line and the position after it; empty when the line is no directive.
+std::string_view directive_word(std::string_view line, std::size_t* after) {
   std::size_t position = directive_start(line);
-  if (position == std::string_view::npos) return std::nullopt;
+  if (position == std::string_view::npos) return {};
   position = skip_spaces(line, position);
   std::size_t end = position;
   while (end < line.size() && is_word_char(line[end])) ++end;
-  const std::string_view word = line.substr(position, end - position);
-  if (word == "include_next" || word == "embed") {
-    const std::string seen = excerpt(line.substr(skip_spaces(line, 0)));
-    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + seen + ")", false};
-  }
-  if (word != "include" && word != "import") return std::nullopt;
-  position = skip_spaces(line, end);
-  if (auto operand = header_operand(line, position)) return operand;
-  return IncludeDirective{{}, false, "computed #include (" + excerpt(line.substr(skip_spaces(line, 0))) + ")", false};
+  *after = end;
+  return line.substr(position, end - position);
 }
 
+// `# include "x"`, `%:include <x>`, `#import "x"`; `#include NAME` comes back computed (its
+// operand), `#include_next` and `#embed` unresolved.
+std::optional<IncludeDirective> parse_include(std::string_view line, std::string_view word, std::size_t end) {
+  const std::string written = excerpt(line.substr(skip_spaces(line, 0)));
+  if (word == "include_next" || word == "embed") {
+    return IncludeDirective{{}, false, "#" + std::string(word) + " (" + written + ")", false, {}, {}};
+  }
+  if (word != "include" && word != "import") return std::nullopt;
+  const std::size_t position = skip_spaces(line, end);
+  if (auto operand = header_operand(line, position)) return operand;
+  return IncludeDirective{{}, false, {}, false, std::string(line.substr(position)), written};
+}
 // Every __has_include("x") / __has_include(<x>) in `text`; a macro operand or
 // __has_include_next comes back unresolved.
 void find_has_includes(std::string_view text, std::vector<IncludeDirective>* found) {
@@ -164,19 +196,19 @@ void find_has_includes(std::string_view text, std::vector<IncludeDirective>* fou
   for (std::size_t at = text.find(kProbe); at != std::string_view::npos; at = text.find(kProbe, at + 1)) {
     std::size_t position = at + kProbe.size();
     if (text.substr(position, 5) == "_next") {
-      found->push_back({{}, false, "__has_include_next", true});
+      found->push_back({{}, false, "__has_include_next", true, {}, {}});
       continue;
     }
     if (position < text.size() && is_word_char(text[position])) continue;  // another identifier
     position = skip_spaces(text, position);
     if (text.substr(position, 1) != "(") {
-      found->push_back({{}, false, "__has_include without a literal operand", true});
+      found->push_back({{}, false, "__has_include without a literal operand", true, {}, {}});
       continue;
     }
     std::optional<IncludeDirective> operand = header_operand(text, skip_spaces(text, position + 1));
     if (!operand) {
       const std::string seen = excerpt(text.substr(position + 1, 40));
-      found->push_back({{}, false, "__has_include(" + seen + ") with a macro operand", true});
+      found->push_back({{}, false, "__has_include(" + seen + ") with a macro operand", true, {}, {}});
       continue;
     }
     operand->probe_only = true;
@@ -184,27 +216,49 @@ void find_has_includes(std::string_view text, std::vector<IncludeDirective>* fou
   }
 }
 
-std::vector<IncludeDirective> find_includes(std::string_view source) {
-  if (!may_include(source)) return {};
+// The includes, #defines and #undefs of `source` in order, then its __has_include probes. A file
+// without includes is read too: its #defines and #undefs matter to computed includes after it.
+std::vector<Directive> find_directives(std::string_view source) {
+  if (source.find('#') == std::string_view::npos && source.find("%:") == std::string_view::npos &&
+      source.find("?\?=") == std::string_view::npos) {
+    return {};
+  }
   const std::string code = strip_comments(source);
   const std::string_view text(code);
-  std::vector<IncludeDirective> includes;
-  for (std::size_t start = 0; start <= text.size();) {
+  std::vector<Directive> directives;
+  int nesting = 0;  // #if depth: a #define inside one may or may not happen
+  std::size_t line = 0;
+  for (std::size_t start = 0; start <= text.size(); ++line) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    if (auto directive = parse_include_line(text.substr(start, end - start))) {
-      includes.push_back(std::move(*directive));
-    }
+    const std::string_view current = text.substr(start, end - start);
     start = end + 1;
+    std::size_t after = 0;
+    const std::string_view word = directive_word(current, &after);
+    if (word.empty()) continue;
+    if (word == "if" || word == "ifdef" || word == "ifndef") {
+      ++nesting;
+    } else if (word == "endif") {
+      nesting = std::max(0, nesting - 1);
+    } else if (word == "define" || word == "undef") {
+      directives.push_back({word == "define" ? Directive::Kind::define : Directive::Kind::undef, {},
+                            std::string(current.substr(after)), line, nesting > 0});
+    } else if (auto include = parse_include(current, word, after)) {
+      directives.push_back({Directive::Kind::include, std::move(*include), {}, line, nesting > 0});
+    }
   }
-  find_has_includes(text, &includes);
-  return includes;
+  std::vector<IncludeDirective> probes;
+  find_has_includes(text, &probes);
+  for (IncludeDirective& probe : probes) directives.push_back({Directive::Kind::include, std::move(probe), {}, line, false});
+  return directives;
 }
 
 std::optional<std::string> read_file(const fs::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return std::nullopt;
-  std::string contents((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::string contents;
+  char buffer[1 << 16];
+  while (file.read(buffer, sizeof buffer) || file.gcount() > 0) contents.append(buffer, static_cast<std::size_t>(file.gcount()));
   if (file.bad()) return std::nullopt;
   return contents;
 }
@@ -217,9 +271,33 @@ class IncludeScanner {
     for (const fs::path& dir : include_dirs) include_dirs_.push_back(working_dir / dir);
   }
 
+  // -D / -U of the build options and driver flags, for computed includes.
+  void add_macro_options(const std::vector<std::string>& options) {
+    for (const std::string& text : options) macros_.add_options(text);
+  }
+
   void scan(std::string_view source, const fs::path& including_dir, int depth) {
-    for (const IncludeDirective& include : find_includes(source)) {
+    const std::size_t file = next_file_++;
+    for (Directive& directive : find_directives(source)) {
       if (truncated_) return;
+      if (directive.kind == Directive::Kind::define) {
+        macros_.add_define(directive.text, file, directive.line, directive.conditional);
+        continue;
+      }
+      if (directive.kind == Directive::Kind::undef) {
+        macros_.add_undef(directive.text);
+        continue;
+      }
+      IncludeDirective& include = directive.include;
+      if (!include.written.empty()) {
+        ComputedInclude expanded = macros_.expand(include.computed, file, directive.line);
+        if (!expanded.unresolved.empty()) {
+          if (unresolved_.empty()) unresolved_ = "computed #include (" + include.written + "): " + expanded.unresolved;
+          continue;
+        }
+        include.name = std::move(expanded.name);
+        include.quoted = true;
+      }
       if (!include.unresolved.empty()) {
         if (unresolved_.empty()) unresolved_ = include.unresolved;
         continue;
@@ -237,10 +315,16 @@ class IncludeScanner {
   // `-include FILE`: read as if `#include "FILE"` were the first line of the source.
   void scan_forced(const std::string& name) {
     if (truncated_) return;
-    visit(IncludeDirective{name, true, {}, false}, working_dir_, 0);
+    visit(IncludeDirective{name, true, {}, false, {}, {}}, working_dir_, 0);
   }
 
-  IncludeScan take() { return {std::move(headers_), std::move(unresolved_)}; }
+  IncludeScan take() {
+    // A macro a computed include used may have been defined again or #undef'd further on.
+    if (std::string changed = macros_.recheck(); !changed.empty() && unresolved_.empty()) {
+      unresolved_ = "computed #include: " + changed;
+    }
+    return {std::move(headers_), std::move(unresolved_)};
+  }
 
  private:
   void visit(const IncludeDirective& include, const fs::path& including_dir, int depth) {
@@ -289,6 +373,8 @@ class IncludeScanner {
   std::set<std::string> missing_names_;
   std::string unresolved_;
   bool truncated_ = false;
+  IncludeMacros macros_;
+  std::size_t next_file_ = 0;
 };
 
 }  // namespace
@@ -326,6 +412,7 @@ bool may_include(std::string_view source) {
 
 IncludeOptions include_options(std::string_view options) {
   IncludeOptions result;
+  result.texts.emplace_back(options);
   std::size_t quotes = 0;
   for (char c : options) quotes += c == '"';
   if (quotes % 2 != 0) result.not_understood = "an unclosed quote";
@@ -354,8 +441,10 @@ IncludeOptions include_options(std::string_view options) {
 std::vector<fs::path> include_dirs_from_options(std::string_view options) { return include_options(options).dirs; }
 
 IncludeScan scan_program_includes(std::string_view source, const std::vector<fs::path>& include_dirs,
-                                  const std::vector<std::string>& forced_includes, const fs::path& working_dir) {
+                                  const std::vector<std::string>& forced_includes, const fs::path& working_dir,
+                                  const std::vector<std::string>& macro_options) {
   IncludeScanner scanner(include_dirs, working_dir);
+  scanner.add_macro_options(macro_options);
   for (const std::string& name : forced_includes) scanner.scan_forced(name);
   scanner.scan(source, working_dir, 0);
   return scanner.take();

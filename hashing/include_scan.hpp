@@ -25,20 +25,24 @@ bool may_include(std::string_view source);
 struct IncludeOptions {
   std::vector<std::filesystem::path> dirs;
   std::vector<std::string> forced_includes;  // -include FILE, in order
+  std::vector<std::string> texts;            // the option strings read, in order (their -D/-U count)
   std::string not_understood;                // non-empty: the scan cannot be exact; this is why
 };
 IncludeOptions include_options(std::string_view options);
 
 // The scan's complete answer. `unresolved` is non-empty when the scan could not follow every
-// header exactly (a computed #include NAME, __has_include(NAME), #include_next, a chain deeper or
-// wider than the bounds): such a build must not be cached, since the key might miss an input.
+// header exactly (a computed #include NAME that include_macros.hpp cannot expand exactly,
+// __has_include(NAME), #include_next, a chain deeper or wider than the bounds): such a build must
+// not be cached, since the key might miss an input. `macro_options`: the option strings whose
+// -D/-U the compiler applies (the app's, then driver flags), for computed includes.
 struct IncludeScan {
   std::vector<HeaderDependency> headers;
   std::string unresolved;
 };
 IncludeScan scan_program_includes(std::string_view source, const std::vector<std::filesystem::path>& include_dirs,
                                   const std::vector<std::string>& forced_includes,
-                                  const std::filesystem::path& working_dir);
+                                  const std::filesystem::path& working_dir,
+                                  const std::vector<std::string>& macro_options = {});
 
 // Scans `source` (the program text itself lives in the working directory for resolution
 // purposes). Each distinct resolved header appears once; cycles terminate; unresolvable ones are

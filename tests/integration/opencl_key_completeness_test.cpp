@@ -71,12 +71,25 @@ class KeyCompleteness : public ::testing::Test {
   }
 };
 
-TEST_F(KeyCompleteness, ComputedIncludeIsUncacheable) {
+// hashcat's spelling: the header named through -D macros and # stringification is found and keyed.
+TEST_F(KeyCompleteness, ComputedIncludeExpandedExactlyIsKeyed) {
   write_text(src / "cfg.h", "#define V 1\n");
-  write_text(kernel, std::string("#define CFG \"cfg.h\"\n#include CFG\n") + kKernelBody);
+  write_text(kernel, std::string("#ifdef KERNEL_STATIC\n#include M2S(INCLUDE_PATH/cfg.h)\n#endif\n") + kKernelBody);
+  const auto argv = app("-D KERNEL_STATIC -D INCLUDE_PATH=" + src.string() + " -D XM2S(x)=#x -D M2S(x)=XM2S(x)");
+  EXPECT_EQ(run_cached(argv).verdicts["miss"], 1);
+  EXPECT_EQ(run_cached(argv).verdicts["hit"], 1);
+  CachedRun after = expect_change_seen(argv, [&] { write_text(src / "cfg.h", "#define V 2\n"); });
+  EXPECT_EQ(after.verdicts["miss"], 1) << reasons(after);
+}
+
+TEST_F(KeyCompleteness, ComputedIncludeTheScanCannotExpandIsUncacheable) {
+  write_text(src / "cfg.h", "#define V 1\n");
+  // A definition under #ifndef: whether it is the one in force depends on what the scan ignores.
+  write_text(kernel, std::string("#ifndef CFG\n#define CFG \"cfg.h\"\n#endif\n#include CFG\n") + kKernelBody);
   CachedRun after = expect_change_seen(app("-I " + src.string()), [&] { write_text(src / "cfg.h", "#define V 2\n"); });
   EXPECT_EQ(after.verdicts["uncacheable"], 1);
-  EXPECT_NE(reasons(after).find("computed #include"), std::string::npos) << reasons(after);
+  EXPECT_NE(reasons(after).find("computed #include (#include CFG): `CFG` is defined inside #if"), std::string::npos)
+      << reasons(after);
   EXPECT_TRUE(entry_binaries(cache).empty());
 
   // `jitcache explain` names the reason too.
@@ -89,6 +102,20 @@ TEST_F(KeyCompleteness, ComputedIncludeIsUncacheable) {
   RunResult explained = run({JITCACHE_TOOL, "explain", trace.string()}, tool);
   EXPECT_NE(explained.out.find("uncacheable: include scan: computed #include"), std::string::npos)
       << explained.out << explained.err;
+}
+
+// PoCL builds with -Dinline=, so the compiler reads `sub/inline/cfg.h` as sub//cfg.h: a scan that
+// took `inline` for a plain word would key the wrong header and serve a stale binary.
+TEST_F(KeyCompleteness, ComputedIncludeThroughACompilerMacroIsUncacheable) {
+  fs::create_directories(src / "sub" / "inline");
+  write_text(src / "sub" / "cfg.h", "#define V 1\n");
+  write_text(src / "sub" / "inline" / "cfg.h", "#define V 7\n");
+  write_text(kernel, std::string("#define S(x) #x\n#define XS(x) S(x)\n#include XS(sub/inline/cfg.h)\n") + kKernelBody);
+  CachedRun after =
+      expect_change_seen(app("-I " + src.string()), [&] { write_text(src / "sub" / "cfg.h", "#define V 2\n"); });
+  EXPECT_EQ(after.verdicts["uncacheable"], 1);
+  EXPECT_NE(reasons(after).find("`inline` may be a macro the compiler predefines"), std::string::npos)
+      << reasons(after);
 }
 
 TEST_F(KeyCompleteness, DigraphIncludeIsFollowed) {

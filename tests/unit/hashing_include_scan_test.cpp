@@ -208,14 +208,40 @@ class IncludeScanRule : public IncludeScanTest {
   }
 };
 
-TEST_F(IncludeScanRule, ComputedIncludeIsUnresolved) {
+TEST_F(IncludeScanRule, ComputedIncludeIsExpandedExactlyOrUnresolved) {
   write("cfg.h", "#define K 1\n");
-  const std::string source = "#define CFG \"cfg.h\"\n#include CFG\n__kernel void k() {}\n";
-  EXPECT_TRUE(may_include(source));
-  const IncludeScan scan = full(source);
-  EXPECT_NE(scan.unresolved.find("computed #include"), std::string::npos) << scan.unresolved;
-  EXPECT_NE(scan.unresolved.find("CFG"), std::string::npos);
+  const IncludeScan scan = full("#define CFG \"cfg.h\"\n#include CFG\n__kernel void k() {}\n");
+  EXPECT_EQ(scan.unresolved, "");
+  EXPECT_EQ(names(scan.headers), (std::vector<std::string>{"cfg.h"}));
+  // The same include with the #define under a condition the scan cannot evaluate.
+  const IncludeScan conditional = full("#ifdef X\n#define CFG \"cfg.h\"\n#endif\n#include CFG\n");
+  EXPECT_NE(conditional.unresolved.find("computed #include (#include CFG): `CFG` is defined inside #if"),
+            std::string::npos)
+      << conditional.unresolved;
+  EXPECT_NE(full("#include CFG\n").unresolved.find("computed #include"), std::string::npos);
   EXPECT_TRUE(full("#include \"cfg.h\"\n").unresolved.empty());
+}
+
+// hashcat's layout: every kernel includes its headers through -D macros, under #ifdef.
+TEST_F(IncludeScanRule, HashcatStyleIncludesAreFollowedThroughOptionMacros) {
+  const fs::path lib = write("OpenCL/inc_vendor.h", "#ifndef _INC_VENDOR_H\n#define _INC_VENDOR_H\n#define IS_CPU\n#endif\n")
+                           .parent_path();
+  write("OpenCL/inc_types.h", "#include \"inc_vendor.h\"\n");
+  const std::string options = "-D KERNEL_STATIC -D INCLUDE_PATH=" + lib.string() + " -D XM2S(x)=#x -D M2S(x)=XM2S(x) -w";
+  const std::string source =
+      "#define NEW_SIMD_CODE\n#ifdef KERNEL_STATIC\n#include M2S(INCLUDE_PATH/inc_vendor.h)\n"
+      "#include M2S(INCLUDE_PATH/inc_types.h)\n#endif\n__kernel void k() {}\n";
+  const IncludeScan scan = scan_program_includes(source, {}, {}, root_, {options});
+  EXPECT_EQ(scan.unresolved, "");
+  EXPECT_EQ(names(scan.headers),
+            (std::vector<std::string>{(lib / "inc_vendor.h").string(), (lib / "inc_types.h").string()}));
+
+  // A header that defines INCLUDE_PATH again: the scan cannot know which one the compiler used.
+  write("OpenCL/inc_types.h", "#define INCLUDE_PATH /elsewhere\n");
+  const std::string redefined = scan_program_includes(source, {}, {}, root_, {options}).unresolved;
+  EXPECT_NE(redefined.find("`INCLUDE_PATH` is defined more than once"), std::string::npos) << redefined;
+  // Without the options the names are not macros: unresolved, as before.
+  EXPECT_NE(scan_program_includes(source, {}, {}, root_, {}).unresolved.find("computed #include"), std::string::npos);
 }
 
 TEST_F(IncludeScanRule, DigraphAndTrigraphIncludesAreFollowed) {

@@ -1,4 +1,4 @@
-// The #include scanner over arbitrary source text, resolving against a folder with a few real
+// The #include scanner (with its macro expander for computed includes) over arbitrary source text, resolving against a folder with a few real
 // headers (one includes another, one includes itself), and the -I parser over the same bytes.
 // Absolute names in the input can still reach any regular file; libFuzzer's -rss_limit bounds that.
 #include "fuzz_support.hpp"
@@ -19,6 +19,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Parsed -I dirs are not searched: they could name any big file on this machine.
   volatile std::size_t seen = include_dirs_from_options(text).size();
   seen = seen + scan_includes(text, {fuzz::scratch_dir() / "inc"}, fuzz::scratch_dir()).size();
+  // Computed includes: the same bytes as -D/-U options, after macros that name the headers above.
+  const std::vector<std::string> macro_options = {"-D S(x)=#x -D XS(x)=S(x) -D HDR=sub/c.h", std::string(text)};
+  seen = seen + scan_program_includes(text, {fuzz::scratch_dir() / "inc"}, {}, fuzz::scratch_dir(), macro_options)
+                    .headers.size();
   (void)seen;
   return 0;
 }
