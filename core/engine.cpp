@@ -7,6 +7,7 @@
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
+#include "core/input_recording.hpp"
 #include "core/long_wait.hpp"
 #include "core/platform.hpp"
 #include "core/remote_tier.hpp"
@@ -184,8 +185,9 @@ PreparedProgram Engine::prepare(ProgramInputs program) const {
     prepared.uncacheable = include_search(program, &search);
     if (prepared.uncacheable.empty() && (may_include(program.input) || !search.forced_includes.empty())) {
       std::error_code ec;  // the working directory is needed only now
-      IncludeScan scan = scan_program_includes(program.input, search.dirs, search.forced_includes,
-                                               std::filesystem::current_path(ec));
+      std::filesystem::path working_dir = std::filesystem::current_path(ec);
+      prepared.working_dir = working_dir.string();
+      IncludeScan scan = scan_program_includes(program.input, search.dirs, search.forced_includes, working_dir);
       program.headers.insert(program.headers.end(), scan.headers.begin(), scan.headers.end());
       if (!scan.unresolved.empty()) prepared.uncacheable = "include scan: " + scan.unresolved;
     }
@@ -203,6 +205,7 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
   lookup.device = std::move(device);
   lookup.scope = context.memory_scope;
   lookup.inputs_read_at_ns = program.inputs_read_at_ns;
+  lookup.working_dir = program.working_dir;
   Stopwatch hashing;
   lookup.key = derive_key(*program.inputs, target);
   lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
@@ -424,6 +427,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
+    record_inputs_of(*pending, &sidecar);
     if (remote_) remote_->publish(pending->key.key, *binary, sidecar);
     SaveResult saved = store_->save(pending->key.key, *binary, std::move(sidecar));
     pending->timings.store_us = storing.elapsed_us();
@@ -443,6 +447,21 @@ void Engine::built(Lookup& lookup, BuildResult result) {
     // counts stay pending and the exit flush tries again.
     flush_stats(store_->root(), std::min(std::chrono::milliseconds(settings_.flush_timeout_ms), kBackgroundStatsWait));
   });
+}
+
+void Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar) {
+  if (!settings_.store_inputs) {
+    forget_source_text(sidecar);
+    return;
+  }
+  std::string why;
+  std::optional<Digest128> digest = store_recorded_inputs(*store_, *lookup.program, lookup.working_dir, &why);
+  if (digest) {
+    (*sidecar)["inputs"] = digest->hex();
+  } else {
+    (*sidecar)["inputs_not_recorded"] = why;
+    log_info("inputs not recorded for " + lookup.key.key.hex() + ": " + why);
+  }
 }
 
 void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) {

@@ -61,6 +61,7 @@ struct PreparedProgram {
   std::uint64_t prepare_us = 0;
   std::int64_t inputs_read_at_ns = 0;  // wall clock before the headers were read (files' clock)
   std::string uncacheable;  // non-empty: do not cache, this is why
+  std::string working_dir;  // where relative includes were resolved (empty: no scan ran)
 };
 
 // Where a lookup runs: which memory-tier scope may answer it, and whether it may wait.
@@ -89,6 +90,7 @@ struct Lookup {
   std::string leader_failure;
   MemoryScope scope = kNoMemoryScope;
   std::int64_t inputs_read_at_ns = 0;  // from PreparedProgram: headers changed after it are too new
+  std::string working_dir;             // from PreparedProgram: recorded with the inputs
   std::shared_ptr<LookupClaim> claim;  // released when the lookup ends (or is destroyed)
   Timings timings;
 
@@ -149,6 +151,8 @@ class Engine {
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
   // uncacheable; the app keeps using what it built.
   void not_stored(Lookup& lookup, BuildResult result, std::string reason);
+  // store_inputs: records what a rebuild of the lookup's program needs and names it in the sidecar.
+  void record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar);
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;

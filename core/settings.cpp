@@ -57,6 +57,9 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"capture", "JITCACHE_CAPTURE", "build",
      "when a missed build's binary is read and stored: build (right after it) or release (at the "
      "program's last release or exit, unless someone waits for it)"},
+    {"store_inputs", "JITCACHE_STORE_INPUTS", "1",
+     "1 keeps what a rebuild needs (source or IL, options, header contents, spec constants, keyed "
+     "variables) in the store for `jitcache warm`; 0 keeps no source byte on disk"},
 };
 
 std::string trim(std::string_view text) {
@@ -251,6 +254,7 @@ Settings load_settings() {
   settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
   settings.memory_max_entries = size("memory_max_entries");  // a plain count
   settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds
+  settings.store_inputs = flag("store_inputs");
   if (text("capture") == "release") {
     settings.capture_at_release = true;
   } else if (text("capture") != "build") {

@@ -50,6 +50,7 @@ struct Settings {
   std::uint64_t memory_max_entries = 0;
   std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key
   bool capture_at_release = false;  // capture = release (docs/settings.md, "capture")
+  bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
   std::vector<std::string> problems;      // unparsable values (the default was used instead)

@@ -42,6 +42,10 @@ int main(int argc, char** argv) {
       add_clear_command(app),  add_config_command(app), add_explain_command(app),
       add_doctor_command(app), add_generate_command(app),
   };
+#ifdef JITCACHE_HAS_WARM  // the OpenCL adapter against the driver: Linux for now
+  commands.push_back(add_warm_command(app));
+  commands.push_back(add_replay_command(app));
+#endif
   // CLI11 parses from the last argument backwards, so it gets a reversed copy (as App::parse(argc, argv)).
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
   arguments.erase(arguments.begin());

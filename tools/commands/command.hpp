@@ -25,6 +25,8 @@ Command add_clear_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
+Command add_warm_command(CLI::App& app);
+Command add_replay_command(CLI::App& app);  // hidden: one program, for warm and the capture helper
 Command add_generate_command(CLI::App& app);  // hidden: man pages and completion for the build
 
 // Shared by the commands.
