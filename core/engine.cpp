@@ -4,6 +4,9 @@
 #include <cstdlib>
 
 #include "core/background_writer.hpp"
+#if !defined(_WIN32)
+#include "core/capture_helper.hpp"
+#endif
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
@@ -464,6 +467,41 @@ void Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar) {
   }
 }
 
+void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
+  count(counter::miss);
+  lookup.timings.build_us = build_us;
+  lookup.claim.reset();  // the helper takes the key's build lock (and remote lease) itself
+  auto pending = std::make_shared<Lookup>(std::move(lookup));
+  BackgroundWriter::instance().post([this, pending] {
+    std::string why;
+    std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);
+#if defined(_WIN32)
+    if (inputs) why = "no capture helper on this platform";
+#else
+    if (inputs) {
+      HelperRequest request;
+      request.inputs = inputs->hex();
+      for (const KeyComponent& component : pending->key.components) {
+        if (component.name == "device") request.device_digest = component.digest.hex();
+      }
+      request.key = pending->key.key.hex();
+      request.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings_.helper_time_limit_s, 1u << 30));
+      pid_t pid = start_capture_helper(request, &why);
+      if (pid > 0) {
+        count("capture_helper_started");
+        pending->reason = "binary captured outside the app by helper pid " + std::to_string(pid);
+      }
+    }
+#endif
+    if (!why.empty()) {
+      count("capture_helper_not_started");
+      pending->reason = "not stored: no capture helper: " + why;
+      log_info(pending->reason + " (" + pending->key.key.hex() + ")");
+    }
+    end(*pending);
+  });
+}
+
 void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) {
   count(counter::uncacheable_prefix + counter_slug(reason));
   log_info(reason + " (" + lookup.key.key.hex() + ")");
@@ -558,6 +596,9 @@ void Engine::flush() {
   bool drained = wait_announced(kExitFlush, bound, [&](std::chrono::milliseconds wait) {
     return BackgroundWriter::instance().drain(wait);
   });
+#if !defined(_WIN32)
+  if (const char* wait = std::getenv("JITCACHE_TEST_WAIT_FOR_HELPERS"); wait && *wait == '1') wait_for_capture_helpers();
+#endif
   if (!drained) {
     log_warning("gave up waiting for background stores and traces after " + std::to_string(settings_.flush_timeout_ms) +
                 " ms (JITCACHE_FLUSH_TIMEOUT_MS); what was still pending is lost");

@@ -130,6 +130,10 @@ class Engine {
   // The adapter keeps the built program and calls built() later: until then this key is not
   // awaited (its flight ends, its build lock is released) and a newcomer builds it too.
   void postpone(Lookup& lookup);
+  // capture = helper: the app's build succeeded and its binary is not read here. Records the
+  // inputs and starts a detached helper that rebuilds them, checks the key and stores the entry
+  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock released for the helper.
+  void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
   // The build cannot be cached at all.

@@ -50,6 +50,9 @@ struct Settings {
   std::uint64_t memory_max_entries = 0;
   std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key
   bool capture_at_release = false;  // capture = release (docs/settings.md, "capture")
+  bool capture_helper = false;      // capture = helper: a detached `jitcache replay` stores the entry
+  bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
+  std::uint64_t helper_time_limit_s = 600;
   bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from

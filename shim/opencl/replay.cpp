@@ -1,6 +1,8 @@
 #include "shim/opencl/replay.hpp"
 
+#include <csignal>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include <dlfcn.h>
@@ -161,6 +163,11 @@ ReplayResult build_on(const Device& device, const ReplayRequest& request, Engine
     }
     if (status == CL_SUCCESS) {
       status = build_program(program, 1, &device.id, request.inputs.options.c_str(), nullptr, nullptr);
+      // Tests only: the helper dies between the driver's build and the store.
+      if (const char* dies = std::getenv("JITCACHE_TEST_HELPER_DIES"); request.expected_key && dies &&
+                                                                         std::string_view(dies) == "after_build") {
+        ::raise(SIGKILL);
+      }
       if (status != CL_SUCCESS) {
         std::string log = build_log(program, device.id);
         result.reason = "the driver's build failed (" + std::to_string(status) + ")" +

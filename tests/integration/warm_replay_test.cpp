@@ -176,3 +176,87 @@ TEST_F(WarmReplay, PyOpenClProgramsAreWarmedToo) {
 
 }  // namespace
 }  // namespace jitcache::testing
+
+namespace jitcache::testing {
+namespace {
+
+// capture = helper: the app reads no binary; a detached `jitcache replay` stores the entry.
+// JITCACHE_TEST_WAIT_FOR_HELPERS makes the app's exit wait for its helpers, so the test looks at
+// what they did without sleeping; JITCACHE_TEST_HELPER_DIES kills a helper between its build and
+// its store.
+class CaptureHelper : public WarmReplay {
+ protected:
+  std::map<std::string, std::string> helper_env(std::map<std::string, std::string> extra = {}) {
+    std::map<std::string, std::string> env = {{"JITCACHE_CAPTURE", "helper"},
+                                              {"JITCACHE_HELPER", JITCACHE_TOOL},
+                                              {"JITCACHE_TEST_WAIT_FOR_HELPERS", "1"}};
+    for (auto& [name, value] : extra) env[name] = value;
+    return env;
+  }
+
+  std::int64_t counter(const std::string& name) {
+    RunOptions options;
+    options.env = base_env();
+    options.unset = {"LD_PRELOAD"};
+    RunResult result = run({JITCACHE_TOOL, "stats", "--json"}, options);
+    nlohmann::json stats = nlohmann::json::parse(result.out, nullptr, false);
+    if (stats.is_discarded() || !stats["counters"].contains(name)) return 0;
+    return stats["counters"][name].get<std::int64_t>();
+  }
+
+  RunResult run_plain() {
+    RunOptions options;
+    options.env = {{"POCL_KERNEL_CACHE", "0"}};
+    options.unset = {"LD_PRELOAD"};
+    return run(example(), options);
+  }
+};
+
+TEST_F(CaptureHelper, TheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllHits) {
+  RunResult plain = run_plain();
+  expect_success(plain);
+  CachedRun first = run_app(example(), helper_env());
+  expect_success(first.result);
+  EXPECT_EQ(first.result.out, plain.out);
+  int handed = 0;
+  for (const auto& trace : first.traces) {
+    if (trace.value("reason", std::string()).find("captured outside the app by helper") != std::string::npos) ++handed;
+  }
+  EXPECT_EQ(handed, 2);  // the helpers' own lookups are the other traces
+  EXPECT_EQ(counter("capture_helper_started"), 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+
+  CachedRun second = run_app(example());
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, plain.out);
+  EXPECT_EQ(second.verdicts["hit"], 2);
+  EXPECT_EQ(second.traces.size(), 2u);
+}
+
+TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
+  RunResult plain = run_plain();
+  CachedRun killed = run_app(example(), helper_env({{"JITCACHE_TEST_HELPER_DIES", "after_build"}}));
+  expect_success(killed.result);
+  EXPECT_EQ(killed.result.out, plain.out);
+  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  EXPECT_EQ(counter("capture_helper_died"), 2);
+
+  CachedRun again = run_app(example(), helper_env());  // misses again; its helpers succeed
+  expect_success(again.result);
+  EXPECT_EQ(again.result.out, plain.out);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+
+  CachedRun warm_run = run_app(example());
+  EXPECT_EQ(warm_run.result.out, plain.out);
+  EXPECT_EQ(warm_run.verdicts["hit"], 2);
+}
+
+TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {
+  CachedRun first = run_app(example(), helper_env({{"JITCACHE_STORE_INPUTS", "0"}}));
+  expect_success(first.result);
+  EXPECT_EQ(counter("capture_helper_started"), 0);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+}
+
+}  // namespace
+}  // namespace jitcache::testing

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/platform.hpp"
+#include "core/stats.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -21,6 +22,7 @@ struct ReplayOptions {
   std::string expect_key;     // capture helper: the app's key
   unsigned time_limit_s = 600;
   int result_fd = -1;
+  bool helper = false;  // started by an app (capture = helper): low priority, failures counted
 };
 
 nlohmann::json result_json(const opencl::ReplayResult& result) {
@@ -95,9 +97,15 @@ Command add_replay_command(CLI::App& app) {
   cli->add_option("--expect-key", options->expect_key, "store only if the key derived here is this one");
   cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
   cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
+  cli->add_flag("--helper", options->helper, "run as an app's capture helper: niced, failures counted in stats");
   return {cli, [options] {
             if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
+            if (options->helper) (void)::nice(10);  // the app's own work comes first
             opencl::ReplayResult result = replay_one(*options);
+            if (options->helper && result.outcome == opencl::ReplayResult::Outcome::failed) {
+              count("capture_helper_failed");  // the app may be gone: it cannot count this one
+              flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
+            }
             report(options->result_fd, result_json(result));
             return result.outcome == opencl::ReplayResult::Outcome::failed ? 1 : 0;
           }};
