@@ -9,6 +9,7 @@
 #     library copied to a new prefix, OCL_ICD_VENDORS pointing at it), then those 50 builds again:
 #     their verdicts.
 #   BENCH_REPS=7  BENCH_SIZES="1024 10240 102400"  BENCH_WARM_PROGRAMS=50
+#   BENCH_CASES="<sizes> opencv pyopencl" (part a)  BENCH_APPEND=1: keep the rows already in capture.csv
 # Writes docs/benchmarks/capture.csv and capture.md.
 source "$(dirname "$0")/common.sh"
 ensure_built jitcache_tool
@@ -22,7 +23,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-capture.XXXXXX")
 chmod 700 "$work"
 trap 'rm -rf "$work"' EXIT
 csv=$results/capture.csv
-echo "case,variant,rep,us,ok" > "$csv"
+cases=${BENCH_CASES:-$sizes opencv pyopencl}
+[ "${BENCH_APPEND:-0}" = 1 ] && [ -f "$csv" ] || echo "case,variant,rep,us,ok" > "$csv"
 "$repo/bench/gen_corpus.sh" "$work/corpus" $sizes
 
 fresh_pocl() { POCL_CACHE_DIR=$(mktemp -d -p "$work") env "$@"; }
@@ -33,7 +35,7 @@ entries_in() { find "$1" -name '*.bin' 2>/dev/null | wc -l; }
 command_of() {
   case $1 in
     opencv) echo "$python $repo/tests/apps/opencv_umat_app.py" ;;
-    pyopencl) echo "$python $repo/tests/apps/pyopencl_exit_capture_app.py" ;;
+    pyopencl) echo "$python $repo/tests/integration/apps/pyopencl_kernels.py" ;;
     *) echo "$timer --source $work/corpus/k$1.cl" ;;
   esac
 }
@@ -63,7 +65,7 @@ run_case() {
 }
 
 # a) cold overhead
-for case in $sizes opencv pyopencl; do
+for case in $cases; do
   for rep in $(seq 1 "$reps"); do
     for variant in nocache build helper; do run_case "$case" "$variant" "$rep"; done
   done
@@ -112,7 +114,7 @@ rm -rf "$warm_dir"
 {
   echo "| case | no cache | capture = build | its overhead | capture = helper | its overhead | every run correct and stored |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
-  for case in $sizes opencv pyopencl; do
+  for case in $(awk -F, 'NR > 1 && $2 == "nocache" { print $1 }' "$csv" | awk '!seen[$0]++'); do
     label=$case; [[ $case =~ ^[0-9]+$ ]] && label="$((case / 1024)) KiB source"
     n=$(median_of "$csv" "$case" nocache); b=$(median_of "$csv" "$case" build); h=$(median_of "$csv" "$case" helper)
     bad=$(awk -F, -v c="$case" '$1 == c && $5 != 1' "$csv" | wc -l)

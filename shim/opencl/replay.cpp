@@ -206,7 +206,20 @@ bool enter_recorded_context(const RecordedInputs& inputs, std::string* why) {
   const Settings settings = load_settings();
   const std::vector<std::string> patterns = keyed_patterns(parse_env_patterns(settings.env_patterns));
   for (const auto& [name, value] : matching_environment(patterns)) ::unsetenv(name.c_str());
-  for (const auto& [name, value] : inputs.environment) ::setenv(name.c_str(), value.c_str(), 1);
+  // Only keyed variables: a record is data, never a way to set LD_PRELOAD or JITCACHE_* here.
+  auto keyed = [&](const std::string& name) {
+    if (name.empty() || name.find('=') != std::string::npos || name.rfind("JITCACHE_", 0) == 0) return false;
+    for (const std::string& pattern : patterns) {
+      if (!pattern.empty() && pattern.back() == '*' ? name.rfind(pattern.substr(0, pattern.size() - 1), 0) == 0
+                                                    : name == pattern) {
+        return true;
+      }
+    }
+    return false;
+  };
+  for (const auto& [name, value] : inputs.environment) {
+    if (keyed(name)) ::setenv(name.c_str(), value.c_str(), 1);
+  }
   if (!inputs.working_dir.empty() && ::chdir(inputs.working_dir.c_str()) != 0) {
     *why = "cannot enter the recorded working directory " + inputs.working_dir;
     return false;
