@@ -140,5 +140,6 @@ section() {  # title, fragment, plot
   section "Part 5: a store with 100k entries" scale
   section "Part 6: real clients against the caches they already have (PoCL)" clients
   section "Part 7: packs" pack
+  section "Part 8: capture outside the app and jitcache warm (PoCL, issue 16)" capture
 } > "$doc"
 echo "wrote $doc"

@@ -4,9 +4,13 @@
 #include <cstdlib>
 
 #include "core/background_writer.hpp"
+#if !defined(_WIN32)
+#include "core/capture_helper.hpp"
+#endif
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
+#include "core/input_recording.hpp"
 #include "core/long_wait.hpp"
 #include "core/platform.hpp"
 #include "core/remote_tier.hpp"
@@ -197,8 +201,10 @@ PreparedProgram Engine::prepare(ProgramInputs program) const {
     prepared.uncacheable = include_search(program, &search);
     if (prepared.uncacheable.empty() && (may_include(program.input) || !search.forced_includes.empty())) {
       std::error_code ec;  // the working directory is needed only now
-      IncludeScan scan = scan_program_includes(program.input, search.dirs, search.forced_includes,
-                                               std::filesystem::current_path(ec), search.texts);
+      std::filesystem::path working_dir = std::filesystem::current_path(ec);
+      prepared.working_dir = working_dir.string();
+      IncludeScan scan = scan_program_includes(program.input, search.dirs, search.forced_includes, working_dir,
+                                               search.texts);
       program.headers.insert(program.headers.end(), scan.headers.begin(), scan.headers.end());
       if (!scan.unresolved.empty()) prepared.uncacheable = "include scan: " + scan.unresolved;
     }
@@ -216,6 +222,7 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
   lookup.device = std::move(device);
   lookup.scope = context.memory_scope;
   lookup.inputs_read_at_ns = program.inputs_read_at_ns;
+  lookup.working_dir = program.working_dir;
   Stopwatch hashing;
   lookup.key = derive_key(*program.inputs, target);
   lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
@@ -485,6 +492,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
+    record_inputs_of(*pending, &sidecar);
     if (remote_) remote_->publish(pending->key.key, *binary, sidecar);
     SaveResult saved = store_->save(pending->key.key, *binary, std::move(sidecar));
     pending->timings.store_us = storing.elapsed_us();
@@ -503,6 +511,56 @@ void Engine::built(Lookup& lookup, BuildResult result) {
     // Briefly: a stuck stats.lock must not hold up the stores queued behind this one; the
     // counts stay pending and the exit flush tries again.
     flush_stats(store_->root(), std::min(std::chrono::milliseconds(settings_.flush_timeout_ms), kBackgroundStatsWait));
+  });
+}
+
+void Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar) {
+  if (!settings_.store_inputs) {
+    forget_source_text(sidecar);
+    return;
+  }
+  std::string why;
+  std::optional<Digest128> digest = store_recorded_inputs(*store_, *lookup.program, lookup.working_dir, &why);
+  if (digest) {
+    (*sidecar)["inputs"] = digest->hex();
+  } else {
+    (*sidecar)["inputs_not_recorded"] = why;
+    log_info("inputs not recorded for " + lookup.key.key.hex() + ": " + why);
+  }
+}
+
+void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
+  count(counter::miss);
+  lookup.timings.build_us = build_us;
+  lookup.claim.reset();  // the helper takes the key's build lock (and remote lease) itself
+  auto pending = std::make_shared<Lookup>(std::move(lookup));
+  BackgroundWriter::instance().post([this, pending] {
+    std::string why;
+    std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);
+#if defined(_WIN32)
+    if (inputs) why = "no capture helper on this platform";
+#else
+    if (inputs) {
+      HelperRequest request;
+      request.inputs = inputs->hex();
+      for (const KeyComponent& component : pending->key.components) {
+        if (component.name == "device") request.device_digest = component.digest.hex();
+      }
+      request.key = pending->key.key.hex();
+      request.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings_.helper_time_limit_s, 1u << 30));
+      pid_t pid = start_capture_helper(request, &why);
+      if (pid > 0) {
+        count("capture_helper_started");
+        pending->reason = "binary captured outside the app by helper pid " + std::to_string(pid);
+      }
+    }
+#endif
+    if (!why.empty()) {
+      count("capture_helper_not_started");
+      pending->reason = "not stored: no capture helper: " + why;
+      log_info(pending->reason + " (" + pending->key.key.hex() + ")");
+    }
+    end(*pending);
   });
 }
 
@@ -602,6 +660,9 @@ void Engine::flush() {
   bool drained = wait_announced(kExitFlush, bound, [&](std::chrono::milliseconds wait) {
     return BackgroundWriter::instance().drain(wait);
   });
+#if !defined(_WIN32)
+  if (const char* wait = std::getenv("JITCACHE_TEST_WAIT_FOR_HELPERS"); wait && *wait == '1') wait_for_capture_helpers();
+#endif
   if (!drained) {
     log_warning("gave up waiting for background stores and traces after " + std::to_string(settings_.flush_timeout_ms) +
                 " ms (JITCACHE_FLUSH_TIMEOUT_MS); what was still pending is lost");

@@ -68,6 +68,7 @@ struct PreparedProgram {
   std::uint64_t prepare_us = 0;
   std::int64_t inputs_read_at_ns = 0;  // wall clock before the headers were read (files' clock)
   std::string uncacheable;  // non-empty: do not cache, this is why
+  std::string working_dir;  // where relative includes were resolved (empty: no scan ran)
 };
 
 // Where a lookup runs: which memory-tier scope may answer it, and whether it may wait.
@@ -97,6 +98,7 @@ struct Lookup {
   std::string leader_failure;
   MemoryScope scope = kNoMemoryScope;
   std::int64_t inputs_read_at_ns = 0;  // from PreparedProgram: headers changed after it are too new
+  std::string working_dir;             // from PreparedProgram: recorded with the inputs
   std::shared_ptr<LookupClaim> claim;  // released when the lookup ends (or is destroyed)
   Timings timings;
 
@@ -136,6 +138,10 @@ class Engine {
   // The adapter keeps the built program and calls built() later: until then this key is not
   // awaited (its flight ends, its build lock is released) and a newcomer builds it too.
   void postpone(Lookup& lookup);
+  // capture = helper: the app's build succeeded and its binary is not read here. Records the
+  // inputs and starts a detached helper that rebuilds them, checks the key and stores the entry
+  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock released for the helper.
+  void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
   // The build cannot be cached at all.
@@ -158,6 +164,8 @@ class Engine {
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
   // uncacheable; the app keeps using what it built.
   void not_stored(Lookup& lookup, BuildResult result, std::string reason);
+  // store_inputs: records what a rebuild of the lookup's program needs and names it in the sidecar.
+  void record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar);
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;

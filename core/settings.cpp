@@ -55,8 +55,14 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"wait", "JITCACHE_WAIT_MS", "30000",
      "wait at most this many ms for another thread or process building the same key, then build"},
     {"capture", "JITCACHE_CAPTURE", "build",
-     "when a missed build's binary is read and stored: build (right after it) or release (at the "
-     "program's last release or exit, unless someone waits for it)"},
+     "when a missed build's binary is read and stored: build (right after it), release (at the "
+     "program's last release or exit, unless someone waits for it), helper (never in the app: a "
+     "detached `jitcache` process rebuilds the recorded inputs and stores them) or auto (helper on "
+     "PoCL, build elsewhere)"},
+    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper is stopped after this long"},
+    {"store_inputs", "JITCACHE_STORE_INPUTS", "1",
+     "1 keeps what a rebuild needs (source or IL, options, header contents, spec constants, keyed "
+     "variables) in the store for `jitcache warm`; 0 keeps no source byte on disk"},
     {"packs", "JITCACHE_PACKS", "",
      "read-only packs asked after the memory tier, before the disk store: pack files or folders of "
      "*.jcpack, ':'-separated (docs/pack-format.md)"},
@@ -262,10 +268,20 @@ Settings load_settings() {
   settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
   settings.memory_max_entries = size("memory_max_entries");  // a plain count
   settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds
+  settings.store_inputs = flag("store_inputs");
   if (text("capture") == "release") {
     settings.capture_at_release = true;
+  } else if (text("capture") == "helper") {
+    settings.capture_helper = true;
+  } else if (text("capture") == "auto") {
+    settings.capture_auto = true;
   } else if (text("capture") != "build") {
-    settings.problems.push_back("capture: neither build nor release: '" + text("capture") + "'");
+    settings.problems.push_back("capture: not build, release, helper or auto: '" + text("capture") + "'");
+  }
+  if (auto limit = parse_duration_s(text("helper_time_limit")); limit && *limit > 0) {
+    settings.helper_time_limit_s = *limit;
+  } else {
+    settings.problems.push_back("helper_time_limit: not a positive duration: '" + text("helper_time_limit") + "'");
   }
   return settings;
 }

@@ -53,6 +53,10 @@ struct Settings {
   std::string packs;      // JITCACHE_PACKS: ':'-separated pack files and folders
   std::string pack_keys;  // JITCACHE_PACK_KEYS: ':'-separated trusted public key files
   std::string label;      // JITCACHE_LABEL: a human name for the entries this process builds
+  bool capture_helper = false;      // capture = helper: a detached `jitcache replay` stores the entry
+  bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
+  std::uint64_t helper_time_limit_s = 600;
+  bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
   std::vector<std::string> problems;      // unparsable values (the default was used instead)

@@ -120,6 +120,13 @@ class DiskStore {
   // removes when it releases the lock).
   bool key_wanted(const Digest128& key) const;
 
+  // Recorded inputs (store/input_records.hpp): stores `record` under its own XXH3-128 unless a
+  // record of that name is there already (then only refreshes its mtime). Counted in the size.
+  SaveResult save_inputs(std::string_view record, Digest128* digest);
+  // The record named `digest` (in LoadResult::binary), checked against its name and size cap:
+  // miss when absent, corrupt (and removed) when its bytes do not match its name.
+  LoadResult load_inputs(const Digest128& digest);
+
   // Moves an entry's files to quarantine/ and fixes the accounting.
   void quarantine(const Digest128& key, const std::string& reason);
 

@@ -67,6 +67,13 @@ struct DiskStore::Impl {
                                              const store_detail::EntryPaths& paths,
                                              const store_detail::EntryFootprint* expected = nullptr);
 
+  // Recorded inputs (input_records.cpp).
+  SaveResult save_inputs(std::string_view record, Digest128* digest);
+  LoadResult load_inputs(const Digest128& digest);
+  // Removes records no committed sidecar names (older than the stale-file age, or all of them
+  // with `everything`), accounting for them. Skipped when a sidecar cannot be read.
+  void sweep_input_records(bool everything, std::vector<VerifyProblem>* problems);
+
   // Maintenance (store_maintenance.cpp).
   SizeInfo size();
   SizeInfo rescan_size();

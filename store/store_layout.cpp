@@ -1,4 +1,5 @@
 #include "store/store_layout.hpp"
+#include "store/input_records.hpp"
 
 #include <atomic>
 #include <map>
@@ -150,11 +151,13 @@ StoreScan scan_store(const StoreLayout& layout) {
       scan_inner_dir(layout, inner_dir, first.name + second.name, &scan);
     }
   }
+  for (const InputRecordFile& record : scan_input_records(layout)) scan.input_record_bytes += record.info.size;
   return scan;
 }
 
 SizeInfo totals_of(const StoreScan& scan) {
   SizeInfo totals;
+  totals.bytes = scan.input_record_bytes;
   for (const auto& entry : scan.committed) {
     totals.bytes += entry.footprint.bytes;
     totals.entries += 1;

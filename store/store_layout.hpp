@@ -98,6 +98,7 @@ struct StoreScan {
   std::vector<std::filesystem::path> unexpected;  // anything else inside the shard folders
   std::vector<ScanError> errors;               // folders or files that could not be read
   std::vector<ScanError> untrusted;            // shard folders failing the trust rule
+  std::uint64_t input_record_bytes = 0;        // recorded inputs (input_records.hpp): counted in bytes
 };
 StoreScan scan_store(const StoreLayout& layout);
 

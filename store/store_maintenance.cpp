@@ -228,6 +228,7 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
     }
     (void)ledger->finish();
   }
+  sweep_input_records(/*everything=*/false, problems);  // the records only evicted entries named
   return report;
 }
 
@@ -358,6 +359,7 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
     fileops::FileLock evicting;  // the sweep is the evictor's job: do not race one
     if (!fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), store_detail::kLongLockWait, &evicting)) {
       sweep_garbage(scan, &problems);
+      sweep_input_records(/*everything=*/false, &problems);
     }
   } else {
     sweep_garbage(scan, &problems);
@@ -425,6 +427,8 @@ EvictionReport DiskStore::Impl::clear() {
     }
   }
   (void)ledger->finish();
+  ledger.reset();
+  sweep_input_records(/*everything=*/true, nullptr);
   return report;
 }
 

@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
       add_pack_command(app),
 #endif
   };
+#ifdef JITCACHE_HAS_WARM  // the OpenCL adapter against the driver: Linux for now
+  commands.push_back(add_warm_command(app));
+  commands.push_back(add_replay_command(app));
+#endif
   // CLI11 parses from the last argument backwards, so it gets a reversed copy (as App::parse(argc, argv)).
   std::vector<std::string> arguments = utf8_arguments(argc, argv);
   arguments.erase(arguments.begin());

@@ -16,6 +16,7 @@
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/recorded_queries.hpp"
+#include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
 namespace {
@@ -144,6 +145,21 @@ void capture_all_at_exit() {
 #endif
 }
 
+// capture = helper, or auto on PoCL (where reading CL_PROGRAM_BINARIES generates the code of every
+// kernel: +18..+750 % on the build, docs/benchmarks.md): nothing is read in the app. Not when
+// someone waits for this key (they need the binary now: read inline, as release does), when inputs
+// must not be kept (store_inputs = 0: the helper has nothing to rebuild from), or for multi-device
+// builds and kinds the helper cannot replay.
+bool worth_a_helper(const BuiltProgram& built) {
+  const Settings& settings = built.engine->settings();
+  if (!settings.capture_helper && !settings.capture_auto) return false;
+  if (!settings.store_inputs || !built.uses_memory_tier) return false;
+  const ProgramKind kind = built.lookups.front().program->kind;
+  if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
+  if (settings.capture_auto && !target_of(built.devices.front()).pocl) return false;
+  return !built.engine->awaited(built.lookups.front());
+}
+
 bool worth_parking(const BuiltProgram& built) {
   return built.engine->settings().capture_at_release && built.uses_memory_tier &&
          !built.engine->awaited(built.lookups.front());
@@ -152,6 +168,10 @@ bool worth_parking(const BuiltProgram& built) {
 }  // namespace
 
 void capture_now_or_later(BuiltProgram built) {
+  if (worth_a_helper(built)) {
+    built.engine->hand_to_helper(built.lookups.front(), built.build_us);
+    return;
+  }
   if (!worth_parking(built)) {
     store(built);
     return;

@@ -81,7 +81,8 @@ std::vector<WorkerReport> run_engine_workers(int count, const std::vector<std::s
   return reports;
 }
 
-// The store's totals counted straight from the files: committed entries are those with a sidecar.
+// The store's totals counted straight from the files: committed entries are those with a sidecar,
+// plus the recorded-inputs files.
 SizeInfo count_files(const fs::path& root) {
   SizeInfo totals;
   for (const auto& outer : fs::directory_iterator(root)) {
@@ -94,6 +95,12 @@ SizeInfo count_files(const fs::path& root) {
         fs::path binary = fs::path(file.path()).replace_extension(".bin");
         if (fs::exists(binary)) totals.bytes += fs::file_size(binary);
       }
+    }
+  }
+  // Recorded inputs (store_inputs, docs/store-format.md) count in the bytes, not in the entries.
+  if (fs::exists(root / "inputs")) {
+    for (const auto& file : fs::recursive_directory_iterator(root / "inputs")) {
+      if (file.is_regular_file() && file.path().extension() == ".rec") totals.bytes += fs::file_size(file.path());
     }
   }
   return totals;

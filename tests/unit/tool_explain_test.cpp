@@ -187,6 +187,29 @@ TEST(ExplainClosest, NothingCloseGivesNoMatch) {
   EXPECT_TRUE(closest_entries(components(program(), target()), {}, entries, "", 3).empty());
 }
 
+// Issue 16: a miss whose only difference is the compiler (a driver upgrade) points at `jitcache
+// warm` when the entry recorded its inputs, and says why not otherwise; other misses get no hint.
+TEST(ExplainSuggestion, OnlyTheCompilerChangedSuggestsWarm) {
+  TargetIdentity upgraded = target();
+  upgraded.compiler.libraries[0].build_id = "ffff0000";
+  json cached_sidecar = {{"components", components(program(), target())}, {"inputs", "00ff"}};
+  std::vector<CachedEntry> entries = {{"old", cached_sidecar, 1}};
+  auto matches = closest_entries(components(program(), upgraded), {}, entries, "", 1);
+  ASSERT_EQ(matches.size(), 1u);
+  EXPECT_NE(suggestion(matches[0]).find("jitcache warm"), std::string::npos) << suggestion(matches[0]);
+
+  entries[0].sidecar.erase("inputs");
+  matches = closest_entries(components(program(), upgraded), {}, entries, "", 1);
+  EXPECT_EQ(suggestion(matches[0]).find("jitcache warm"), std::string::npos);
+  EXPECT_NE(suggestion(matches[0]).find("no recorded inputs"), std::string::npos);
+
+  ProgramInputs edited = program();
+  edited.options += " -DMORE";
+  entries[0].sidecar["inputs"] = "00ff";
+  matches = closest_entries(components(edited, upgraded), {}, entries, "", 1);
+  EXPECT_TRUE(suggestion(matches[0]).empty());
+}
+
 TEST(ExplainText, KernelNamesAreFoundInOpenClSource) {
   EXPECT_EQ(kernel_names_in("__kernel void a(int x) {}\nkernel void b() {}\n"
                             "__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void c() {}\n"

@@ -25,10 +25,12 @@ Command add_clear_command(CLI::App& app);
 Command add_config_command(CLI::App& app);
 Command add_explain_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
-Command add_generate_command(CLI::App& app);
+Command add_generate_command(CLI::App& app);  // hidden: man pages and completion for the build
+Command add_warm_command(CLI::App& app);
+Command add_replay_command(CLI::App& app);  // hidden: one program, for warm and the capture helper
 #ifndef _WIN32
 Command add_pack_command(CLI::App& app);  // packs need libcrypto and libarchive: not in the Windows build
-#endif  // hidden: man pages and completion for the build
+#endif
 
 // Shared by the commands.
 int report_error(const std::string& message, int exit_code = 1);  // "jitcache: error: ..." on stderr

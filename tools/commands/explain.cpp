@@ -100,7 +100,9 @@ std::string closeness(const EntryMatch& match) {
 
 void print_human(const fs::path& trace_file, const json& trace, const std::vector<std::string>& kernels,
                  const std::vector<EntryMatch>& matches, std::size_t entry_count, const std::string& answer) {
-  std::printf("%s\n\n", answer.c_str());
+  std::printf("%s\n", answer.c_str());
+  if (!matches.empty() && !suggestion(matches.front()).empty()) std::printf("hint: %s\n", suggestion(matches.front()).c_str());
+  std::printf("\n");
   Table lookup;
   lookup.add({"Lookup", trace.value("time", std::string("?")) + "  " + trace.value("process", std::string("?")) +
                             " (pid " + trace.value("pid", json(0)).dump() + ")"});
@@ -204,6 +206,7 @@ int explain(const ExplainOptions& options) {
                 {"device", trace->value("device", std::string())},
                 {"kernel_names", kernels},
                 {"explanation", answer},
+                {"suggestion", matches.empty() ? std::string() : suggestion(matches.front())},
                 {"entries_considered", entries.size()},
                 {"closest", closest}});
     return 0;

@@ -574,4 +574,17 @@ std::string summarize(const std::vector<Difference>& differences) {
   return std::to_string(differences.size()) + " things changed: " + joined;
 }
 
+std::string suggestion(const EntryMatch& match) {
+  if (match.differences.empty()) return {};
+  for (const Difference& difference : match.differences) {
+    if (difference.component != "compiler") return {};
+  }
+  const bool recorded = match.entry && match.entry->sidecar.is_object() && match.entry->sidecar.contains("inputs");
+  if (!recorded) {
+    return "only the compiler changed (a driver upgrade?); this entry has no recorded inputs (store_inputs), so "
+           "the app's next run rebuilds it";
+  }
+  return "only the compiler changed (a driver upgrade?): `jitcache warm` rebuilds the recorded programs for it now";
+}
+
 }  // namespace jitcache::tool

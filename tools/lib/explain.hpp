@@ -58,4 +58,9 @@ double line_similarity(const std::string& a, const std::string& b);
 // "header common.h changed" / "2 things changed: build options, env POCL_WORK_GROUP_METHOD".
 std::string summarize(const std::vector<Difference>& differences);
 
+// What to do about a miss against `match`: when only the compiler identity differs (a driver
+// upgrade) and the entry recorded its inputs, `jitcache warm` rebuilds them for the new compiler.
+// Empty when there is nothing to suggest.
+std::string suggestion(const EntryMatch& match);
+
 }  // namespace jitcache::tool

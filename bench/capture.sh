@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Part 7 (issue 16): capture outside the app and `jitcache warm`, on PoCL with its cache off.
+#  a) whole-process cold wall time, no cache / capture = build / capture = helper, at 1, 10 and
+#     100 KiB (build_timer), the OpenCV UMat pipeline and a pyopencl script; variants interleaved
+#     rep by rep; the helper's own run is waited for between runs (not timed: it is detached and
+#     niced, the app has exited), and whether it stored the entries is checked;
+#  b) warm disk hit vs the floor (clCreateProgramWithBinary of the same binary), per size;
+#  c) `jitcache warm -j 2` over 50 recorded programs after a simulated driver upgrade (the PoCL
+#     library copied to a new prefix, OCL_ICD_VENDORS pointing at it), then those 50 builds again:
+#     their verdicts.
+#   BENCH_REPS=7  BENCH_SIZES="1024 10240 102400"  BENCH_WARM_PROGRAMS=50
+#   BENCH_CASES="<sizes> opencv pyopencl" (part a)  BENCH_APPEND=1: keep the rows already in capture.csv
+# Writes docs/benchmarks/capture.csv and capture.md.
+source "$(dirname "$0")/common.sh"
+ensure_built jitcache_tool
+export POCL_KERNEL_CACHE=0
+reps=${BENCH_REPS:-7}
+sizes=${BENCH_SIZES:-1024 10240 102400}
+programs=${BENCH_WARM_PROGRAMS:-50}
+tool=$build/tools/jitcache
+python=/usr/bin/python3
+work=$(mktemp -d "${TMPDIR:-/tmp}/jitcache-capture.XXXXXX")
+chmod 700 "$work"
+trap 'rm -rf "$work"' EXIT
+csv=$results/capture.csv
+cases=${BENCH_CASES:-$sizes opencv pyopencl}
+[ "${BENCH_APPEND:-0}" = 1 ] && [ -f "$csv" ] || echo "case,variant,rep,us,ok" > "$csv"
+"$repo/bench/gen_corpus.sh" "$work/corpus" $sizes
+
+fresh_pocl() { POCL_CACHE_DIR=$(mktemp -d -p "$work") env "$@"; }
+# The detached helpers of the last run, by their command line (only this script starts them here).
+wait_for_helpers() { while pgrep -f "$tool replay " >/dev/null; do sleep 0.2; done; }
+entries_in() { find "$1" -name '*.bin' 2>/dev/null | wc -l; }
+
+command_of() {
+  case $1 in
+    opencv) echo "$python $repo/tests/apps/opencv_umat_app.py" ;;
+    pyopencl) echo "$python $repo/tests/integration/apps/pyopencl_kernels.py" ;;
+    *) echo "$timer --source $work/corpus/k$1.cl" ;;
+  esac
+}
+
+# run CASE VARIANT REP: one whole process, timed; ok = its output equals the no-cache run's, and
+# for jitcache variants the entries are on disk once it (and its helpers) are done.
+run_case() {
+  local case=$1 variant=$2 rep=$3 dir="" env_list=(OPENCV_OPENCL_DEVICE=:CPU: OPENCV_OPENCL_CACHE_ENABLE=0 PYOPENCL_NO_CACHE=1 PYOPENCL_CTX=0)
+  if [ "$variant" != nocache ]; then
+    dir=$(fresh_cache_dir)
+    env_list+=(LD_PRELOAD="$shim" JITCACHE_DIR="$dir" JITCACHE_CAPTURE="$variant" JITCACHE_HELPER="$tool")
+  fi
+  local start out ok=1
+  start=$(date +%s%N)
+  # shellcheck disable=SC2046  # the command is split on purpose
+  out=$(cd "$work" && fresh_pocl "${env_list[@]}" $(command_of "$case") 2>/dev/null | grep -v '^[0-9]*$' || true)
+  local us=$(( ($(date +%s%N) - start) / 1000 ))
+  [ "$rep" = 1 ] && [ "$variant" = nocache ] && echo "$out" > "$work/$case.expected"
+  [ "$out" = "$(cat "$work/$case.expected")" ] || ok=0
+  if [ -n "$dir" ]; then
+    wait_for_helpers
+    [ "$(entries_in "$dir")" -gt 0 ] || ok=0
+    rm -rf "$dir"
+  fi
+  echo "$case,$variant,$rep,$us,$ok" >> "$csv"
+  echo "$case $variant rep $rep: $((us / 1000)) ms ok=$ok" >&2
+}
+
+# a) cold overhead
+for case in $cases; do
+  for rep in $(seq 1 "$reps"); do
+    for variant in nocache build helper; do run_case "$case" "$variant" "$rep"; done
+  done
+done
+
+# b) warm hit vs floor
+for size in $sizes; do
+  source_file=$work/corpus/k$size.cl
+  fresh_pocl "$timer" --source "$source_file" --dump-binary "$work/k$size.bin" >/dev/null
+  warm_dir=$(fresh_cache_dir)
+  fresh_pocl JITCACHE_DIR="$warm_dir" LD_PRELOAD="$shim" "$timer" --source "$source_file" >/dev/null
+  for rep in $(seq 1 "$reps"); do
+    echo "$size,floor,$rep,$(fresh_pocl "$timer" --binary "$work/k$size.bin" | head -1),1" >> "$csv"
+    echo "$size,warm_disk,$rep,$(fresh_pocl JITCACHE_DIR="$warm_dir" LD_PRELOAD="$shim" "$timer" --source "$source_file" | head -1),1" >> "$csv"
+  done
+  rm -rf "$warm_dir"
+done
+
+# c) jitcache warm over recorded programs after a simulated upgrade
+warm_dir=$(fresh_cache_dir)
+for n in $(seq 1 "$programs"); do
+  { echo "#define VARIANT $n"; cat "$work/corpus/k1024.cl"; } > "$work/p$n.cl"
+  fresh_pocl JITCACHE_DIR="$warm_dir" LD_PRELOAD="$shim" "$timer" --source "$work/p$n.cl" >/dev/null
+done
+prefix=$work/upgraded; lib=$prefix/lib/x86_64-linux-gnu
+mkdir -p "$lib" "$prefix/share" "$work/vendors"
+cp "$(readlink -f /usr/lib/x86_64-linux-gnu/libpocl.so.2)" "$lib/libpocl.so.2"
+ln -s /usr/lib/x86_64-linux-gnu/pocl "$lib/pocl"
+ln -s /usr/share/pocl "$prefix/share/pocl"
+echo "$lib/libpocl.so.2" > "$work/vendors/pocl.icd"
+start=$(date +%s%N)
+fresh_pocl OCL_ICD_VENDORS="$work/vendors" JITCACHE_DIR="$warm_dir" "$tool" warm -j 2 --json > "$work/warm.json" || true
+warm_us=$(( ($(date +%s%N) - start) / 1000 ))
+built=$(python3 -c "import json,sys; print(json.load(open('$work/warm.json'))['built'])")
+hits=0
+for n in $(seq 1 "$programs"); do
+  trace_dir=$work/traces-$n
+  fresh_pocl OCL_ICD_VENDORS="$work/vendors" JITCACHE_DIR="$warm_dir" JITCACHE_TRACE=1 JITCACHE_TRACE_DIR="$trace_dir" \
+    LD_PRELOAD="$shim" "$timer" --source "$work/p$n.cl" >/dev/null
+  grep -q '"verdict": "hit"' "$trace_dir"/*.json && hits=$((hits + 1))
+done
+echo "warm$programs,jitcache_warm,1,$warm_us,$built" >> "$csv"
+echo "warm$programs,hits_after,1,$hits,$programs" >> "$csv"
+rm -rf "$warm_dir"
+
+{
+  echo "| case | no cache | capture = build | its overhead | capture = helper | its overhead | every run correct and stored |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for case in $(awk -F, 'NR > 1 && $2 == "nocache" { print $1 }' "$csv" | awk '!seen[$0]++'); do
+    label=$case; [[ $case =~ ^[0-9]+$ ]] && label="$((case / 1024)) KiB source"
+    n=$(median_of "$csv" "$case" nocache); b=$(median_of "$csv" "$case" build); h=$(median_of "$csv" "$case" helper)
+    bad=$(awk -F, -v c="$case" '$1 == c && $5 != 1' "$csv" | wc -l)
+    awk -v l="$label" -v n="$n" -v b="$b" -v h="$h" -v bad="$bad" 'BEGIN {
+      printf "| %s | %.2f s | %.2f s | %+.1f %% | %.2f s | %+.1f %% | %s |\n", l, n / 1e6, b / 1e6, (b / n - 1) * 100, h / 1e6, (h / n - 1) * 100, bad == 0 ? "yes" : bad " runs not"
+    }'
+  done
+  echo
+  echo "| source size | floor (binary from file) | warm disk hit (default settings) | warm / floor |"
+  echo "|---:|---:|---:|---:|"
+  for size in $sizes; do
+    f=$(median_of "$csv" "$size" floor); w=$(median_of "$csv" "$size" warm_disk)
+    awk -v s="$size" -v f="$f" -v w="$w" 'BEGIN { printf "| %d KiB | %.2f ms | %.2f ms | %.2f |\n", s / 1024, f / 1000, w / 1000, w / f }'
+  done
+  echo
+  echo "\`jitcache warm -j 2\` over $programs recorded 1 KiB programs after a simulated driver upgrade:" \
+       "$(awk -v u="$warm_us" 'BEGIN { printf "%.1f s", u / 1e6 }') wall, $built built;" \
+       "then the same $programs builds under the upgraded driver: $hits of $programs hits."
+} > "$results/capture.md"
+echo "wrote $results/capture.md" >&2

@@ -1,0 +1,24 @@
+// store_inputs (docs/store-format.md, "Recorded inputs"): what the engine keeps so that `jitcache
+// warm` and the capture helper can rebuild a program outside the app that first built it.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "hashing/build_inputs.hpp"
+#include "store/disk_store.hpp"
+
+namespace jitcache {
+
+// Records the program's inputs in the store; the record's name, or nullopt and `why` (a kind that
+// cannot be replayed, a header that changed since it was hashed, a store error).
+std::optional<Digest128> store_recorded_inputs(DiskStore& store, const ProgramInputs& program,
+                                               const std::string& working_dir, std::string* why);
+
+// store_inputs = 0: the sidecar keeps no source text either (its key components show small
+// sources verbatim for `jitcache explain`).
+void forget_source_text(nlohmann::json* sidecar);
+
+}  // namespace jitcache

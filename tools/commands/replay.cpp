@@ -1,0 +1,114 @@
+// jitcache replay (hidden): rebuilds one recorded program in this process through the OpenCL
+// adapter (shim/opencl/replay.hpp) and reports one JSON object. `jitcache warm` and the capture
+// helper run it as a child process each, so that a driver fault costs only that program.
+#include <cstdio>
+#include <memory>
+
+#include <unistd.h>
+
+#include "core/platform.hpp"
+#include "core/stats.hpp"
+#include "shim/opencl/replay.hpp"
+#include "tools/commands/command.hpp"
+#include "tools/lib/tool_store.hpp"
+
+namespace jitcache::tool {
+namespace {
+
+struct ReplayOptions {
+  std::string inputs;         // the record's digest
+  std::string device_digest;  // the recorded key's device component
+  std::string entry;          // warm: the recorded entry, whose key components must match
+  std::string expect_key;     // capture helper: the app's key
+  unsigned time_limit_s = 600;
+  int result_fd = -1;
+  bool helper = false;  // started by an app (capture = helper): low priority, failures counted
+};
+
+nlohmann::json result_json(const opencl::ReplayResult& result) {
+  return {{"outcome", opencl::to_string(result.outcome)}, {"reason", result.reason}, {"key", result.key},
+          {"device", result.device}};
+}
+
+void report(int fd, const nlohmann::json& result) {
+  std::string text = result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (fd < 0) {
+    std::fputs(text.c_str(), stdout);
+    return;
+  }
+  for (std::size_t written = 0; written < text.size();) {
+    ssize_t n = ::write(fd, text.data() + written, text.size() - written);
+    if (n <= 0) return;
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+opencl::ReplayResult failure(std::string reason) {
+  opencl::ReplayResult result;
+  result.reason = std::move(reason);
+  return result;
+}
+
+opencl::ReplayResult replay_one(const ReplayOptions& options) {
+  // Stored right after the build, in this process: parking it (capture = release) or handing it
+  // to another helper would defeat the point.
+  platform::set_environment("JITCACHE_CAPTURE", "build");
+  const Settings settings = load_settings();
+  std::string error;
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
+  if (!store) return failure(error);
+  std::optional<Digest128> digest = Digest128::from_hex(options.inputs);
+  if (!digest) return failure("--inputs is not a digest");
+  LoadResult record = store->load_inputs(*digest);
+  if (record.status != LoadStatus::hit) {
+    return failure(record.status == LoadStatus::miss ? "its recorded inputs are gone from the store" : record.reason);
+  }
+  std::string why;
+  std::optional<RecordedInputs> inputs = decode_recorded_inputs(record.binary, &why);
+  if (!inputs) return failure("recorded inputs unusable: " + why);
+  opencl::ReplayRequest request;
+  request.device_digest = options.device_digest;
+  if (!options.entry.empty()) {
+    std::optional<Digest128> key = Digest128::from_hex(options.entry);
+    LoadResult entry = key ? store->load(*key) : LoadResult{};
+    if (entry.status == LoadStatus::hit && entry.sidecar.is_object() && entry.sidecar.contains("components")) {
+      request.recorded_components = entry.sidecar["components"];
+    }
+  }
+  if (!options.expect_key.empty()) {
+    request.expected_key = Digest128::from_hex(options.expect_key);
+    if (!request.expected_key) return failure("--expect-key is not a key");
+  }
+  store.reset();
+  if (!opencl::enter_recorded_context(*inputs, &why)) return failure(why);
+  request.inputs = std::move(*inputs);
+  return opencl::replay(request);
+}
+
+}  // namespace
+
+Command add_replay_command(CLI::App& app) {
+  auto options = std::make_shared<ReplayOptions>();
+  CLI::App* cli = app.add_subcommand("replay", "rebuild one recorded program (used by warm and the capture helper)");
+  cli->group("");  // hidden: an internal step, documented in docs/cli.md under warm
+  cli->add_option("--inputs", options->inputs, "digest of the recorded inputs")->required();
+  cli->add_option("--device-digest", options->device_digest, "the recorded key's device component digest")->required();
+  cli->add_option("--entry", options->entry, "the recorded entry's key: its other components must match");
+  cli->add_option("--expect-key", options->expect_key, "store only if the key derived here is this one");
+  cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
+  cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
+  cli->add_flag("--helper", options->helper, "run as an app's capture helper: niced, failures counted in stats");
+  return {cli, [options] {
+            if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
+            if (options->helper) (void)::nice(10);  // the app's own work comes first
+            opencl::ReplayResult result = replay_one(*options);
+            if (options->helper && result.outcome == opencl::ReplayResult::Outcome::failed) {
+              count("capture_helper_failed");  // the app may be gone: it cannot count this one
+              flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
+            }
+            report(options->result_fd, result_json(result));
+            return result.outcome == opencl::ReplayResult::Outcome::failed ? 1 : 0;
+          }};
+}
+
+}  // namespace jitcache::tool
