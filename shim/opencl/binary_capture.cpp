@@ -156,7 +156,7 @@ bool worth_a_helper(const BuiltProgram& built) {
   if (!settings.store_inputs || !built.uses_memory_tier) return false;
   const ProgramKind kind = built.lookups.front().program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
-  if (settings.capture_auto && !target_of(built.devices.front()).pocl) return false;
+  if (settings.capture_auto && !target_of(built.devices.front(), next()).pocl) return false;
   return !built.engine->awaited(built.lookups.front());
 }
 

@@ -97,7 +97,7 @@ std::optional<Device> matching_device(const std::string& device_digest, std::str
     std::vector<cl_device_id> devices(count);
     get_devices(platform, CL_DEVICE_TYPE_ALL, count, devices.data(), nullptr);
     for (cl_device_id device : devices) {
-      const OpenClTarget& target = target_of(device);
+      const OpenClTarget& target = target_of(device, next());
       KeyRecord probe = derive_key(ProgramInputs{}, target.identity);
       if (component_digest(probe, "device") == device_digest) return Device{device, &target};
       seen += seen.empty() ? target.name : ", " + target.name;
