@@ -123,4 +123,6 @@ Digest128 CanonicalHasher::finish() {
   return Digest128{hash.high64, hash.low64};
 }
 
+std::string obfuscated_name(std::string_view name) { return "h" + hex64(xxh3_64(name)); }
+
 }  // namespace jitcache

@@ -21,6 +21,9 @@ struct Digest128 {
 Digest128 xxh3_128(std::string_view bytes);
 std::uint64_t xxh3_64(std::string_view bytes);
 std::string hex64(std::uint64_t value);  // 16 lowercase hex digits
+// A name replaced by its hash ("h" + hex64 of XXH3-64), as `jitcache pack --obfuscate` writes it:
+// whoever knows the name (the shim, given a kernel) can still find what is filed under it.
+std::string obfuscated_name(std::string_view name);
 
 // Streams fields into XXH3-128 with a type tag and a length before every value, so that no two
 // different field sequences can encode to the same byte stream ("ab","c" != "a","bc").

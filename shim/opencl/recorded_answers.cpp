@@ -196,12 +196,17 @@ std::shared_ptr<const RecordedAnswers> parse_answers(const nlohmann::json& sidec
   }
   auto log = json.find("build_log");
   auto kernels = json.find("kernels");
+  auto hashed_kernels = json.find("hashed_kernels");
+  if ((kernels == json.end()) == (hashed_kernels == json.end())) return fail("have no valid kernels");
+  const bool hashed = kernels == json.end();
+  if (hashed) kernels = hashed_kernels;
   if (log == json.end() || !log->is_string() || log->get_ref<const std::string&>().size() > kMaxBuildLogBytes) {
     return fail("have no valid build_log");
   }
   if (kernels == json.end() || !kernels->is_object() || kernels->size() > kMaxKernels) return fail("have no valid kernels");
   auto answers = std::make_shared<RecordedAnswers>();
   answers->build_log = log->get<std::string>();
+  answers->kernel_names_hashed = hashed;
   Budget budget;
   for (const auto& [name, kernel] : kernels->items()) {
     if (name.size() > kMaxAnswerBytes || !budget.take(name.size())) return fail("exceed the size caps");

@@ -40,7 +40,8 @@ struct RecordedKernel {
 
 struct RecordedAnswers {
   std::string build_log;  // CL_PROGRAM_BUILD_LOG of the entry's device, without its NUL
-  std::map<std::string, RecordedKernel> kernels;
+  std::map<std::string, RecordedKernel> kernels;  // by kernel name, or by obfuscated_name(name)
+  bool kernel_names_hashed = false;               // written by `jitcache pack --obfuscate`
 };
 
 // At the real build: asks the driver about each kernel of `program` (nothing is asked through the

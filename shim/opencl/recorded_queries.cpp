@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "hashing/digest.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/program_registry.hpp"
@@ -59,7 +60,7 @@ const RecordedKernel* kernel_record(cl_kernel kernel, std::shared_ptr<const Reco
   name.resize(size);
   if (next().clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, size, name.data(), nullptr) != CL_SUCCESS) return nullptr;
   while (!name.empty() && name.back() == '\0') name.pop_back();
-  auto found = holder->kernels.find(name);
+  auto found = holder->kernels.find(holder->kernel_names_hashed ? obfuscated_name(name) : name);
   return found == holder->kernels.end() ? nullptr : &found->second;
 }
 

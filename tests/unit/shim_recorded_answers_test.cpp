@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "hashing/digest.hpp"
 #include "shim/level_zero/recorded_build_log.hpp"
 #include "shim/opencl/recorded_answers.hpp"
 
@@ -48,6 +49,22 @@ TEST(RecordedAnswers, OpenClRecordRoundTrips) {
     EXPECT_EQ(kernel.args[0][q].status, expected.args[0][q].status);
     EXPECT_EQ(kernel.args[0][q].bytes, expected.args[0][q].bytes);
   }
+}
+
+// `jitcache pack --obfuscate` files kernel answers under hashed names; the shim hashes the name
+// it is asked about. Exactly one of the two forms may be present.
+TEST(RecordedAnswers, ObfuscatedRecordIsFiledUnderHashedKernelNames) {
+  nlohmann::json sidecar = sample_sidecar();
+  nlohmann::json hashed = {{obfuscated_name("scale"), sidecar["answers"]["kernels"]["scale"]}};
+  sidecar["answers"]["hashed_kernels"] = hashed;
+  std::string problem;
+  EXPECT_EQ(opencl::parse_answers(sidecar, &problem), nullptr) << "both forms at once";
+  sidecar["answers"].erase("kernels");
+  auto parsed = opencl::parse_answers(sidecar, &problem);
+  ASSERT_NE(parsed, nullptr) << problem;
+  EXPECT_TRUE(parsed->kernel_names_hashed);
+  EXPECT_EQ(parsed->kernels.count(obfuscated_name("scale")), 1u);
+  EXPECT_FALSE(opencl::parse_answers(sample_sidecar(), &problem)->kernel_names_hashed);
 }
 
 TEST(RecordedAnswers, GivesAnswersAsADriverWould) {

@@ -26,6 +26,29 @@ void drop_texts(nlohmann::json* value) {
   }
 }
 
+
+// Recorded query answers (docs/store-format.md, "answers"): a build log may quote source lines,
+// so a stripped entry answers an empty one; the answers themselves stay, or the shim would not
+// serve the entry.
+void strip_answers(nlohmann::json* sidecar) {
+  auto answers = sidecar->find("answers");
+  if (answers == sidecar->end() || !answers->is_object()) return;
+  if (auto log = answers->find("build_log"); log != answers->end() && log->is_string()) *log = "";
+}
+
+// Kernel answers filed under hashed names ("hashed_kernels"): the shim hashes the name it is asked
+// about. A jitcache that predates the field finds no "kernels" and rebuilds rather than answer wrong.
+void obfuscate_answers(nlohmann::json* sidecar) {
+  auto answers = sidecar->find("answers");
+  if (answers == sidecar->end() || !answers->is_object()) return;
+  auto kernels = answers->find("kernels");
+  if (kernels == answers->end() || !kernels->is_object()) return;
+  nlohmann::json hashed = nlohmann::json::object();
+  for (auto& [name, kernel] : kernels->items()) hashed[obfuscated_name(name)] = std::move(kernel);
+  answers->erase("kernels");
+  (*answers)["hashed_kernels"] = std::move(hashed);
+}
+
 }  // namespace
 
 bool matches(const PackFilter& filter, const Digest128& key, const nlohmann::json& sidecar) {
@@ -61,15 +84,15 @@ bool matches(const PackFilter& filter, const Digest128& key, const nlohmann::jso
 void strip_sidecar(nlohmann::json* sidecar) {
   if (!sidecar->is_object()) return;
   sidecar->erase("build_log");
+  strip_answers(sidecar);
   sidecar->erase("inputs");  // recorded build inputs (issue 16), when a store has them
   if (auto components = sidecar->find("components"); components != sidecar->end()) drop_texts(&*components);
 }
 
-std::string obfuscated_name(const std::string& name) { return "h" + hex64(xxh3_64(name)); }
-
 void obfuscate_sidecar(nlohmann::json* sidecar) {
   strip_sidecar(sidecar);
   if (!sidecar->is_object()) return;
+  obfuscate_answers(sidecar);
   if (auto label = sidecar->find("label"); label != sidecar->end() && label->is_string()) {
     *label = obfuscated_name(label->get<std::string>());
   }

@@ -31,7 +31,6 @@ void strip_sidecar(nlohmann::json* sidecar);
 // components that can name the app's code (input, headers, options, environment, spec constants)
 // keep only their digests.
 void obfuscate_sidecar(nlohmann::json* sidecar);
-std::string obfuscated_name(const std::string& name);
 
 // "7d" (a duration back from now) or an ISO-8601 time as is; nullopt when it is neither.
 std::optional<std::string> since_time(const std::string& text);
