@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -62,6 +63,31 @@ std::unique_ptr<PackReader> open_pack(const std::string& path, std::string* erro
   const PackTrust trust = load_pack_trust(load_settings().pack_keys, &warnings);
   for (const std::string& warning : warnings) std::fprintf(stderr, "jitcache: warning: %s\n", warning.c_str());
   return PackReader::open(path, trust, error);
+}
+
+// Every entry of `packs` that passes the full check (SHA-256 of sidecar and binary), in index
+// order, for import and merge; a refused entry is left out with a warning and counted. False
+// with `error` set when a pack cannot be opened.
+bool for_each_checked_entry(const std::vector<std::string>& packs, const std::string& activity, std::size_t* refused,
+                            const std::function<void(const std::string& path, const pack::IndexRecord&, LoadResult&)>& use,
+                            std::string* error) {
+  for (const std::string& path : packs) {
+    std::unique_ptr<PackReader> pack = open_pack(path, error);
+    if (!pack) return false;
+    Progress progress(activity + " " + path);
+    for (std::size_t i = 0; i < pack->entry_count(); ++i) {
+      progress(i + 1, pack->entry_count());
+      const pack::IndexRecord record = pack->record(i);
+      LoadResult loaded = pack->load_record(record, /*full_check=*/true);
+      if (loaded.status != LoadStatus::hit) {
+        ++*refused;
+        std::fprintf(stderr, "jitcache: warning: %s: entry left out: %s\n", path.c_str(), loaded.reason.c_str());
+        continue;
+      }
+      use(path, record, loaded);
+    }
+  }
+  return true;
 }
 
 std::string read_key_file(const std::string& path) {
@@ -285,24 +311,15 @@ int import(const PackOptions& options) {
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
   if (!store) return report_error(error);
   std::size_t imported = 0, refused = 0, skipped = 0;
-  for (const std::string& path : options.packs) {
-    std::unique_ptr<PackReader> pack = open_pack(path, &error);
-    if (!pack) return report_error(error);
-    Progress progress("importing");
-    for (std::size_t i = 0; i < pack->entry_count(); ++i) {
-      progress(i + 1, pack->entry_count());
-      const pack::IndexRecord record = pack->record(i);
-      LoadResult loaded = pack->load_record(record, /*full_check=*/true);
-      if (loaded.status != LoadStatus::hit) {
-        ++refused;
-        std::fprintf(stderr, "jitcache: warning: %s: %s\n", path.c_str(), loaded.reason.c_str());
-        continue;
-      }
-      SaveResult saved = store->save(record.key, loaded.binary, std::move(loaded.sidecar));
-      if (saved.status == SaveStatus::stored) ++imported;
-      else ++skipped;
-    }
-  }
+  const bool opened = for_each_checked_entry(
+      options.packs, "importing", &refused,
+      [&](const std::string&, const pack::IndexRecord& record, LoadResult& loaded) {
+        SaveResult saved = store->save(record.key, loaded.binary, std::move(loaded.sidecar));
+        if (saved.status == SaveStatus::stored) ++imported;
+        else ++skipped;
+      },
+      &error);
+  if (!opened) return report_error(error);
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"imported", imported},
                 {"refused", refused}, {"skipped", skipped}});
@@ -320,37 +337,27 @@ int merge_or_strip(PackOptions options, const std::string& command) {
   std::map<Digest128, pack::Sha256> binary_digest;
   nlohmann::json conflicts = nlohmann::json::array();
   std::size_t duplicates = 0, refused = 0;
-  for (const std::string& path : options.packs) {
-    std::string error;
-    std::unique_ptr<PackReader> pack = open_pack(path, &error);
-    if (!pack) return report_error(error);
-    Progress progress("reading " + path);
-    for (std::size_t i = 0; i < pack->entry_count(); ++i) {
-      progress(i + 1, pack->entry_count());
-      const pack::IndexRecord record = pack->record(i);
-      LoadResult loaded = pack->load_record(record, /*full_check=*/true);
-      if (loaded.status != LoadStatus::hit) {
-        ++refused;
-        std::fprintf(stderr, "jitcache: warning: %s: entry left out: %s\n", path.c_str(), loaded.reason.c_str());
-        continue;
-      }
-      if (auto existing = binary_digest.find(record.key); existing != binary_digest.end()) {
-        if (existing->second == record.binary_sha256) ++duplicates;
-        else conflicts.push_back({{"key", record.key.hex()}, {"kept_from", options.packs.front()}, {"dropped_from", path}});
-        continue;
-      }
-      binary_digest[record.key] = record.binary_sha256;
-      transform(options, &loaded.sidecar);
-      merged[record.key] = {record.key, std::move(loaded.sidecar), std::move(loaded.binary)};
-    }
-  }
+  std::string error;
+  const bool opened = for_each_checked_entry(
+      options.packs, "reading", &refused,
+      [&](const std::string& path, const pack::IndexRecord& record, LoadResult& loaded) {
+        if (auto existing = binary_digest.find(record.key); existing != binary_digest.end()) {
+          if (existing->second == record.binary_sha256) ++duplicates;
+          else conflicts.push_back({{"key", record.key.hex()}, {"kept_from", options.packs.front()}, {"dropped_from", path}});
+          return;
+        }
+        binary_digest[record.key] = record.binary_sha256;
+        transform(options, &loaded.sidecar);
+        merged[record.key] = {record.key, std::move(loaded.sidecar), std::move(loaded.binary)};
+      },
+      &error);
+  if (!opened) return report_error(error);
   std::vector<PackEntry> entries;
   for (auto& [key, entry] : merged) entries.push_back(std::move(entry));
   const std::size_t count = entries.size();
   Progress progress("writing");
   PackWriteOptions write = write_options(options, command);
   write.progress = std::ref(progress);
-  std::string error;
   if (!write_pack(options.output, std::move(entries), write, &error)) return report_error(error);
   if (!options.json) {
     for (const auto& conflict : conflicts) {
