@@ -1,13 +1,15 @@
 // Times program builds the way an app does them, for the benchmark scripts in bench/.
 // Knows nothing about jitcache: the scripts run it with and without LD_PRELOAD.
 //
-//   build_timer --source FILE [--reps N] [--dump-binary OUT] [--run-kernels] [--device cpu|gpu|any]
+//   build_timer --source FILE [--reps N] [--distinct] [--dump-binary OUT] [--run-kernels] [--device cpu|gpu|any]
 //   build_timer --binary FILE [--reps N] [--device ...]
 //
 // --source: clCreateProgramWithSource + clBuildProgram, N times in one context (rep 2.. shows
 //           what a second build of the same source in the same process costs: the memory tier).
 // --binary: the driver floor: read FILE, clCreateProgramWithBinary + clBuildProgram.
 // --run-kernels: after each build, create every kernel (what an app does next).
+// --distinct: rep N builds the source with a comment "// rep N" appended, so that every rep is a
+//             new program (a miss), and a first miss can be told from the ones after it.
 // Prints one line per rep, "<microseconds>", on stdout; errors on stderr, exit status 1.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -30,6 +32,7 @@ struct Arguments {
   std::string device = "any";
   int reps = 1;
   bool run_kernels = false;
+  bool distinct = false;
 };
 
 [[noreturn]] void fail(const std::string& what, cl_int status) {
@@ -63,6 +66,7 @@ Arguments parse(int argc, char** argv) {
     else if (flag == "--device") args.device = value();
     else if (flag == "--reps") args.reps = std::atoi(value().c_str());
     else if (flag == "--run-kernels") args.run_kernels = true;
+    else if (flag == "--distinct") args.distinct = true;
     else fail("unknown argument " + flag, -1);
   }
   if (args.source.empty() == args.binary.empty()) fail("give exactly one of --source, --binary", -1);
@@ -124,8 +128,9 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     cl_program program = nullptr;
     if (!args.source.empty()) {
-      const char* text = source.c_str();
-      size_t length = source.size();
+      std::string text_of_rep = args.distinct ? source + "\n// rep " + std::to_string(rep) + "\n" : source;
+      const char* text = text_of_rep.c_str();
+      size_t length = text_of_rep.size();
       program = clCreateProgramWithSource(context, 1, &text, &length, &status);
       check(status, "clCreateProgramWithSource");
     } else {
