@@ -69,6 +69,11 @@ targets() {
   else
     echo "| NVIDIA: jitcache warm ≤ 0.5 × ComputeCache warm | not run yet (see Part 3) | |"
   fi
+  if [ -f "$r/gpu-cold.md" ]; then
+    local first
+    first=$(awk -F'|' '$3 ~ /build/ { gsub(/[ %]/, "", $7); print $7 }' "$r/gpu-cold.md" | sort -g | tail -1)
+    echo "| NVIDIA: cold overhead ≤ 2 % at 1 and 10 KiB (jitcache inside the first clBuildProgram of a process) | worst size: $first % | $(verdict "$first" 2 "<=") |"
+  fi
   local csv where
   for csv in "$r/many.csv" "$r/many-16cores.csv"; do
     [ -f "$csv" ] || continue
@@ -141,5 +146,6 @@ section() {  # title, fragment, plot
   section "Part 6: real clients against the caches they already have (PoCL)" clients
   section "Part 7: packs" pack
   section "Part 8: capture outside the app and jitcache warm (PoCL, issue 16)" capture
+  section "Part 9: what a miss costs inside the app on NVIDIA (issue 16)" gpu-cold
 } > "$doc"
 echo "wrote $doc"
