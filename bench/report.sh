@@ -47,7 +47,8 @@ targets() {
   if [ -f "$r/clients.csv" ]; then
     local app best alone together worst_alone="0 -" worst_together="0 -" wrong
     for app in $(awk -F, 'NR > 1 { print $1 }' "$r/clients.csv" | sort -u); do
-      best=$(for v in app_warm pocl_warm others_warm; do median_of "$r/clients.csv" "$app" "$v"; done | grep -v nan | sort -g | head -1)
+      best=$(for v in app_warm pocl_warm others_warm; do median_of "$r/clients.csv" "$app" "$v"; done | { grep -v nan || true; } | sort -g | head -1)
+      [ -n "$best" ] || continue  # a partial row (no warm run of any other cache yet)
       alone=$(awk -v a="$(median_of "$r/clients.csv" "$app" jc_warm)" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
       together=$(awk -v a="$(median_of "$r/clients.csv" "$app" all_warm)" -v b="$(median_of "$r/clients.csv" "$app" others_warm)" 'BEGIN { printf "%.2f", a / b }')
       worst_alone=$(printf '%s\n%s %s\n' "$worst_alone" "$alone" "$app" | sort -g | tail -1)
