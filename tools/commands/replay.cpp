@@ -18,7 +18,7 @@ namespace {
 struct ReplayOptions {
   std::string inputs;         // the record's digest
   std::string device_digest;  // the recorded key's device component
-  std::string entry;          // warm: the recorded entry, whose key components must match
+  std::vector<std::string> components;  // warm: "name=digest" of the recorded key: they must match
   std::string expect_key;     // capture helper: the app's key
   unsigned time_limit_s = 600;
   int result_fd = -1;
@@ -68,12 +68,10 @@ opencl::ReplayResult replay_one(const ReplayOptions& options) {
   if (!inputs) return failure("recorded inputs unusable: " + why);
   opencl::ReplayRequest request;
   request.device_digest = options.device_digest;
-  if (!options.entry.empty()) {
-    std::optional<Digest128> key = Digest128::from_hex(options.entry);
-    LoadResult entry = key ? store->load(*key) : LoadResult{};
-    if (entry.status == LoadStatus::hit && entry.sidecar.is_object() && entry.sidecar.contains("components")) {
-      request.recorded_components = entry.sidecar["components"];
-    }
+  for (const std::string& component : options.components) {
+    std::size_t equals = component.find('=');
+    if (equals == std::string::npos) return failure("--component is not name=digest: " + component);
+    request.recorded_components[component.substr(0, equals)] = {{"digest", component.substr(equals + 1)}};
   }
   if (!options.expect_key.empty()) {
     request.expected_key = Digest128::from_hex(options.expect_key);
@@ -93,7 +91,8 @@ Command add_replay_command(CLI::App& app) {
   cli->group("");  // hidden: an internal step, documented in docs/cli.md under warm
   cli->add_option("--inputs", options->inputs, "digest of the recorded inputs")->required();
   cli->add_option("--device-digest", options->device_digest, "the recorded key's device component digest")->required();
-  cli->add_option("--entry", options->entry, "the recorded entry's key: its other components must match");
+  cli->add_option("--component", options->components,
+                  "name=digest of a recorded key component: the key derived here must have it (repeatable)");
   cli->add_option("--expect-key", options->expect_key, "store only if the key derived here is this one");
   cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
   cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
