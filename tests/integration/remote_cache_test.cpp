@@ -64,9 +64,9 @@ class RemoteCache : public ::testing::Test {
   static std::vector<std::string> records(RedisServer& server, const std::string& prefix = "jitcache") {
     std::vector<std::string> names;
     for (const std::string& name : server.keys(prefix + ":*")) {
-      if (name.size() == prefix.size() + 33 && name.find(':', prefix.size() + 1) == std::string::npos) {
-        names.push_back(name);
-      }
+      std::string rest = name.substr(prefix.size() + 1);  // "<key>" or "hmac-<tag>:<key>" (signed)
+      if (rest.starts_with("hmac-") && rest.find(':') != std::string::npos) rest = rest.substr(rest.find(':') + 1);
+      if (rest.size() == 32 && rest.find(':') == std::string::npos) names.push_back(name);
     }
     return names;
   }
