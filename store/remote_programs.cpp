@@ -49,11 +49,19 @@ std::string summary_problem(const nlohmann::json& summary, const Digest128& key)
   for (const char* name : {"api", "device", "created_by"}) {
     if (!is_text(summary.value(name, nlohmann::json()), 4096)) return std::string("no well-formed ") + name;
   }
-  if (!summary.value("published", nlohmann::json()).is_number_integer()) return "no publication time";
+  const nlohmann::json& published = summary.value("published", nlohmann::json());
+  // Seconds since 1970, up to the year 2514: a later time would overflow a count of nanoseconds.
+  if (!published.is_number_integer() || published.get<std::int64_t>() < 0 || published.get<std::int64_t>() > (1ll << 34)) {
+    return "no well-formed publication time";
+  }
   const nlohmann::json& components = summary.value("components", nlohmann::json());
   if (!components.is_object() || components.size() > kMaxComponents) return "no well-formed components";
   for (const auto& [name, digest] : components.items()) {
-    if (name.size() > 64 || !is_digest(digest)) return "no well-formed components";
+    // Names become arguments of the replay child: plain words only.
+    if (name.empty() || name.size() > 64 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") != std::string::npos ||
+        !is_digest(digest)) {
+      return "no well-formed components";
+    }
   }
   return {};
 }

@@ -135,15 +135,32 @@ TEST(RemotePrograms, SummariesAreListedAndABadOneIsRefusedWithItsName) {
   server.set(program_name(store, second), *server.get(program_name(store, kKey)));
   server.set(program_name(store, third),
              remote_framing::encode_blob("JCP1", third, program_summary(a_sidecar(third, inputs), 1)->dump(), "attacker"));
+  // Signed with the right key (a node that went wrong): a time that would overflow, and a
+  // component name that would become an option of the replay child.
+  const Digest128 late{10, 10}, option{11, 11};
+  nlohmann::json far_future = *program_summary(a_sidecar(late, inputs), 1ll << 62);
+  nlohmann::json dashes = *program_summary(a_sidecar(option, inputs), 100);
+  dashes["components"]["--time-limit"] = Digest128{1, 1}.hex();
+  server.set(program_name(store, late), remote_framing::encode_blob("JCP1", late, far_future.dump(), "cluster-secret"));
+  server.set(program_name(store, option), remote_framing::encode_blob("JCP1", option, dashes.dump(), "cluster-secret"));
+
   RemoteListing after;
   ASSERT_EQ(list_programs(store, 100, &after).status, RemoteStatus::ok);
   ASSERT_EQ(after.programs.size(), 1u);
   EXPECT_EQ(after.programs[0].key, kKey);
   EXPECT_EQ(after.programs[0].summary["device"], "cpu-x");
-  ASSERT_EQ(after.refused.size(), 2u);
+  ASSERT_EQ(after.refused.size(), 4u);
   for (const RemoteRefusal& refusal : after.refused) {
-    if (refusal.name == program_name(store, second)) EXPECT_NE(refusal.reason.find("another name"), std::string::npos);
-    else EXPECT_NE(refusal.reason.find("bad_hmac"), std::string::npos) << refusal.reason;
+    if (refusal.name == program_name(store, second)) {
+      EXPECT_NE(refusal.reason.find("another name"), std::string::npos) << refusal.reason;
+    } else if (refusal.name == program_name(store, third)) {
+      EXPECT_NE(refusal.reason.find("bad_hmac"), std::string::npos) << refusal.reason;
+    } else if (refusal.name == program_name(store, late)) {
+      EXPECT_NE(refusal.reason.find("publication time"), std::string::npos) << refusal.reason;
+    } else {
+      EXPECT_EQ(refusal.name, program_name(store, option));
+      EXPECT_NE(refusal.reason.find("components"), std::string::npos) << refusal.reason;
+    }
   }
 }
 

@@ -71,7 +71,7 @@ ReplayJob job_for(const Program& program, unsigned time_limit_s) {
   job.arguments = {"--inputs", program.newest.inputs, "--device-digest", program.newest.device_digest,
                    "--time-limit", std::to_string(time_limit_s)};
   for (const auto& [name, digest] : program.newest.components.items()) {
-    if (digest.is_string()) job.arguments.insert(job.arguments.end(), {"--component", name + "=" + digest.get<std::string>()});
+    if (digest.is_string()) job.arguments.push_back("--component=" + name + "=" + digest.get<std::string>());
   }
   job.context = {{"inputs", program.newest.inputs}, {"device", program.newest.device},
                  {"source", program.newest.source}, {"recorded_keys", program.keys}};
