@@ -34,16 +34,11 @@ bool is_text(const nlohmann::json& value, std::size_t longest) {
   return value.is_string() && value.get_ref<const std::string&>().size() <= longest;
 }
 
-std::string text_at(const nlohmann::json& object, const char* name) {
-  auto it = object.find(name);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
 // Why `summary` (read from <ns>:program:<key>) is not one program_summary() wrote for `key`.
 std::string summary_problem(const nlohmann::json& summary, const Digest128& key) {
   if (!summary.is_object()) return "not a JSON object";
   if (summary.value("schema", 0) != kProgramSummarySchema) return "summary of an unknown schema";
-  if (text_at(summary, "key") != key.hex()) return "summary of another key";
+  if (string_member(summary, "key") != key.hex()) return "summary of another key";
   if (!is_digest(summary.value("inputs", nlohmann::json()))) return "no input record digest";
   if (!is_digest(summary.value("device_digest", nlohmann::json()))) return "no device digest";
   for (const char* name : {"api", "device", "created_by"}) {
@@ -95,25 +90,25 @@ RemoteResult publish_inputs(RemoteStore& store, const Digest128& digest, std::st
 }
 
 std::optional<nlohmann::json> program_summary(const nlohmann::json& sidecar, std::int64_t published_s) {
-  if (!sidecar.is_object() || text_at(sidecar, "inputs").empty()) return std::nullopt;
+  if (!sidecar.is_object() || string_member(sidecar, "inputs").empty()) return std::nullopt;
   nlohmann::json components = nlohmann::json::object();
   std::string device_digest;
   if (auto all = sidecar.find("components"); all != sidecar.end() && all->is_object()) {
     for (const auto& [name, component] : all->items()) {
       if (!component.is_object()) continue;
-      std::string digest = text_at(component, "digest");
+      std::string digest = string_member(component, "digest");
       if (digest.empty()) continue;
       components[name] = digest;
       if (name == "device") device_digest = digest;
     }
   }
   return nlohmann::json{{"schema", kProgramSummarySchema},
-                        {"key", text_at(sidecar, "key")},
-                        {"api", text_at(sidecar, "api")},
-                        {"inputs", text_at(sidecar, "inputs")},
-                        {"device", text_at(sidecar, "device")},
+                        {"key", string_member(sidecar, "key")},
+                        {"api", string_member(sidecar, "api")},
+                        {"inputs", string_member(sidecar, "inputs")},
+                        {"device", string_member(sidecar, "device")},
                         {"device_digest", device_digest},
-                        {"created_by", text_at(sidecar, "created_by")},
+                        {"created_by", string_member(sidecar, "created_by")},
                         {"published", published_s},
                         {"components", std::move(components)}};
 }

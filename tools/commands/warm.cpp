@@ -6,12 +6,13 @@
 // published there (tools/lib/input_sources.hpp).
 #include <cstdio>
 #include <map>
-#include <set>
 #include <memory>
+#include <set>
 
 #include <unistd.h>
 
 #include "core/settings.hpp"
+#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/input_sources.hpp"
@@ -31,12 +32,6 @@ struct WarmOptions {
   bool json = false;
   bool verbose = false;
 };
-
-std::string text_at(const nlohmann::json& object, const char* name) {
-  if (!object.is_object()) return {};
-  auto it = object.find(name);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 bool selected(const RecordedProgram& program, const WarmOptions& options, std::int64_t used_after_ns) {
   if (!options.keys.empty()) {
@@ -119,14 +114,14 @@ int warm(const WarmOptions& options) {
   Tally tally;
   nlohmann::json results = nlohmann::json::array();
   auto finished = [&](const nlohmann::json& context, const nlohmann::json& result) {
-    const std::string outcome = text_at(result, "outcome");
+    const std::string outcome = string_member(result, "outcome");
     if (outcome == "built") ++tally.built;
     else if (outcome == "already_warm") ++tally.already_warm;
     else ++tally.failed;
     nlohmann::json row = context;
     row["outcome"] = outcome == "built" || outcome == "already_warm" ? outcome : "failed";
-    row["key"] = text_at(result, "key");
-    row["reason"] = text_at(result, "reason");
+    row["key"] = string_member(result, "key");
+    row["reason"] = string_member(result, "reason");
     results.push_back(std::move(row));
   };
   // The input record must be in the local store before its replay: the first source that has it.

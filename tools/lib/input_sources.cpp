@@ -1,6 +1,7 @@
 #include "tools/lib/input_sources.hpp"
 
 #include "core/remote_tier.hpp"
+#include "hashing/bounded_json.hpp"
 #include "store/remote_programs.hpp"
 
 namespace jitcache::tool {
@@ -8,12 +9,6 @@ namespace {
 
 // SCAN steps of 1000 names: a listing stops after 10 million names on the server.
 constexpr std::size_t kMaxScanCalls = 10000;
-
-std::string text_at(const nlohmann::json& object, const char* name) {
-  if (!object.is_object()) return {};
-  auto it = object.find(name);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
 
 class LocalSource : public InputSource {
  public:
@@ -25,19 +20,19 @@ class LocalSource : public InputSource {
       RecordedProgram program;
       program.source = name();
       program.key = entry.key.hex();
-      program.inputs = text_at(entry.sidecar, "inputs");
-      program.device = text_at(entry.sidecar, "device");
-      program.created_by = text_at(entry.sidecar, "created_by");
+      program.inputs = string_member(entry.sidecar, "inputs");
+      program.device = string_member(entry.sidecar, "device");
+      program.created_by = string_member(entry.sidecar, "created_by");
       program.used_ns = entry.last_access_ns;
       program.components = nlohmann::json::object();
       if (auto all = entry.sidecar.find("components"); all != entry.sidecar.end() && all->is_object()) {
         for (const auto& [component, value] : all->items()) {
-          if (std::string digest = text_at(value, "digest"); !digest.empty()) program.components[component] = digest;
+          if (std::string digest = string_member(value, "digest"); !digest.empty()) program.components[component] = digest;
         }
       }
-      program.device_digest = text_at(program.components, "device");
+      program.device_digest = string_member(program.components, "device");
       if (program.inputs.empty() || program.device_digest.empty()) {
-        std::string why = text_at(entry.sidecar, "inputs_not_recorded");
+        std::string why = string_member(entry.sidecar, "inputs_not_recorded");
         unusable->push_back({name(), program.key,
                              why.empty() ? "no recorded inputs (store_inputs was 0, or an older jitcache stored it)"
                                          : "inputs not recorded: " + why});
@@ -72,10 +67,10 @@ class RemoteSource : public InputSource {
       RecordedProgram program;
       program.source = name();
       program.key = found.key.hex();
-      program.inputs = text_at(summary, "inputs");
-      program.device_digest = text_at(summary, "device_digest");
-      program.device = text_at(summary, "device");
-      program.created_by = text_at(summary, "created_by");
+      program.inputs = string_member(summary, "inputs");
+      program.device_digest = string_member(summary, "device_digest");
+      program.device = string_member(summary, "device");
+      program.created_by = string_member(summary, "created_by");
       program.used_ns = summary["published"].get<std::int64_t>() * 1000000000;
       program.components = summary["components"];
       programs->push_back(std::move(program));
