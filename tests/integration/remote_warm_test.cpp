@@ -233,5 +233,43 @@ TEST_F(RemoteWarm, AnUnsignedRecordOfOtherBytesOrOverTheCapIsRefused) {
   EXPECT_TRUE(entry_binaries(cache("b")).empty());
 }
 
+// A Level Zero module (SPIR-V, build flags, spec constants) published by A is warmed on B, whose
+// test driver reports another version (another compiler identity), then B's run is a hit.
+TEST_F(RemoteWarm, ALevelZeroModuleIsWarmedFromTheRemoteToo) {
+  const std::vector<std::string> app = {LEVEL_ZERO_EXAMPLE, "--scale", "4", "--flags", "-ze-opt-level=2"};
+  const Env driver = {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}};
+  Env b_driver = driver;
+  b_driver["JITCACHE_TEST_ZE_DRIVER_VERSION"] = "1001";
+  auto run_module = [&](const std::string& machine, const Env& extra) {
+    fs::path trace_dir = tmp / ("traces-" + machine + "-" + std::to_string(++runs));
+    RunOptions options;
+    options.env = env(machine, extra);
+    options.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
+    options.env["JITCACHE_TRACE"] = "1";
+    options.env["JITCACHE_TRACE_DIR"] = trace_dir.string();
+    return run_traced(app, options, trace_dir);
+  };
+  CachedRun a = run_module("a", driver);
+  ASSERT_EQ(a.result.exit_code, 0) << a.result.err;
+  ASSERT_EQ(a.verdicts["miss"], 1);
+  EXPECT_EQ(names_of("inputs").size(), 1u);
+
+  nlohmann::json report = warm("b", b_driver);
+  EXPECT_EQ(report["built"], 1) << report.dump(2);
+  EXPECT_EQ(report["failed"], 0) << report.dump(2);
+
+  RunOptions plain;
+  plain.env = b_driver;
+  plain.unset = {"LD_PRELOAD"};
+  RunResult expected = run(app, plain);
+  CachedRun b = run_module("b", b_driver);
+  EXPECT_EQ(b.result.exit_code, 0) << b.result.err;
+  EXPECT_EQ(b.result.out, expected.out);
+  EXPECT_EQ(b.verdicts["hit"], 1);
+  ASSERT_EQ(b.traces.size(), 1u);
+  EXPECT_EQ(b.traces[0]["tier"], "disk");
+  EXPECT_NE(b.traces[0]["key"], a.traces.at(0)["key"]);
+}
+
 }  // namespace
 }  // namespace jitcache::testing
