@@ -25,6 +25,12 @@ ReplayResult failure(std::string reason) {
   return result;
 }
 
+ReplayResult not_here(std::string reason) {
+  ReplayResult result = failure(std::move(reason));
+  result.outcome = ReplayResult::Outcome::no_device;
+  return result;
+}
+
 std::string component_digest(const KeyRecord& record, const std::string& name) {
   for (const KeyComponent& component : record.components) {
     if (component.name == name) return component.digest.hex();
@@ -125,6 +131,7 @@ const char* to_string(ReplayResult::Outcome outcome) {
   switch (outcome) {
     case ReplayResult::Outcome::built: return "built";
     case ReplayResult::Outcome::already_warm: return "already_warm";
+    case ReplayResult::Outcome::no_device: return "no_device";
     case ReplayResult::Outcome::failed: return "failed";
   }
   return "?";
@@ -157,12 +164,12 @@ bool enter_recorded_context(const RecordedInputs& inputs, std::string* why) {
 
 ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
   try {
-    if (std::string why = adapter.open(); !why.empty()) return failure(why);
+    if (std::string why = adapter.open(); !why.empty()) return not_here(why);
     Engine* engine = Engine::instance();
     if (!engine) return failure("the cache is disabled or unusable here");
     std::string why;
     std::optional<ReplayDevice> device = matching_device(adapter, request.device_digest, &why);
-    if (!device) return failure(why);
+    if (!device) return not_here(why);
     return build_on(*device, request, adapter, *engine);
   } catch (const std::exception& e) {
     return failure(std::string("replay failed: ") + e.what());

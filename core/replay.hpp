@@ -29,9 +29,11 @@ struct ReplayRequest {
 };
 
 struct ReplayResult {
-  enum class Outcome { built, already_warm, failed };
+  // no_device: this machine has no device (or no driver of the API) with the recorded identity;
+  // on a server shared by several kinds of machines that is expected, not a failure.
+  enum class Outcome { built, already_warm, no_device, failed };
   Outcome outcome = Outcome::failed;
-  std::string reason;  // why it failed
+  std::string reason;  // why it failed (or no device matched)
   std::string key;     // the key derived here (hex), when a device matched
   std::string device;  // its name
 };

@@ -40,7 +40,9 @@ class LevelZeroReplay : public ReplayAdapter {
     if (!extras_.init || !extras_.context_create || !extras_.context_destroy || !extras_.module_destroy) {
       return "the Level Zero loader lacks zeInit, zeContextCreate or zeModuleDestroy";
     }
-    if (ze_result_t result = extras_.init(0); result != ZE_RESULT_SUCCESS) return result_text("zeInit", result);
+    if (ze_result_t result = extras_.init(0); result != ZE_RESULT_SUCCESS) {
+      return "no Level Zero driver here: " + result_text("zeInit", result);
+    }
     return {};
   }
 

@@ -271,5 +271,28 @@ TEST_F(RemoteWarm, ALevelZeroModuleIsWarmedFromTheRemoteToo) {
   EXPECT_NE(b.traces[0]["key"], a.traces.at(0)["key"]);
 }
 
+// One server, two kinds of machines: B has PoCL but no Level Zero driver. The module A built on
+// the Level Zero driver is for devices not here: reported as such, not as a failure.
+TEST_F(RemoteWarm, ProgramsForDevicesNotHereAreNotFailures) {
+  ASSERT_EQ(run_app("a").verdicts["miss"], 2);
+  RunOptions module;
+  module.env = env("a", {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}, {"LD_PRELOAD", JITCACHE_LIBRARY}});
+  ASSERT_EQ(run({LEVEL_ZERO_EXAMPLE}, module).exit_code, 0);
+  ASSERT_EQ(names_of("program").size(), 3u);
+
+  int exit_code = -1;
+  nlohmann::json report = warm("b", machine_b(), {}, &exit_code);
+  EXPECT_EQ(exit_code, 0) << report.dump(2);
+  EXPECT_EQ(report["programs"], 3) << report.dump(2);
+  EXPECT_EQ(report["built"], 2);
+  EXPECT_EQ(report["no_device"], 1);
+  EXPECT_EQ(report["failed"], 0);
+  for (const auto& row : report["results"]) {
+    if (row["outcome"] == "no_device") {
+      EXPECT_NE(row["reason"].get<std::string>().find("Level Zero"), std::string::npos) << row.dump();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace jitcache::testing

@@ -105,12 +105,14 @@ Command add_replay_command(CLI::App& app) {
             if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
             if (options->helper) (void)::nice(10);  // the app's own work comes first
             ReplayResult result = replay_one(*options);
-            if (options->helper && result.outcome == ReplayResult::Outcome::failed) {
+            const bool done = result.outcome == ReplayResult::Outcome::built ||
+                              result.outcome == ReplayResult::Outcome::already_warm;
+            if (options->helper && !done) {
               count("capture_helper_failed");  // the app may be gone: it cannot count this one
               flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
             }
             report(options->result_fd, result_json(result));
-            return result.outcome == ReplayResult::Outcome::failed ? 1 : 0;
+            return done ? 0 : 1;
           }};
 }
 

@@ -52,12 +52,13 @@ struct Program {
 };
 
 struct Tally {
-  std::size_t built = 0, already_warm = 0, failed = 0;
+  std::size_t built = 0, already_warm = 0, no_device = 0, failed = 0;
 };
 
 void show_progress(const Tally& tally, std::size_t total) {
   std::fprintf(stderr, "\rjitcache warm: %zu/%zu  built %zu, already warm %zu, failed %zu ",
-               tally.built + tally.already_warm + tally.failed, total, tally.built, tally.already_warm, tally.failed);
+               tally.built + tally.already_warm + tally.no_device + tally.failed, total, tally.built,
+               tally.already_warm, tally.failed);
   std::fflush(stderr);
 }
 
@@ -115,11 +116,13 @@ int warm(const WarmOptions& options) {
   nlohmann::json results = nlohmann::json::array();
   auto finished = [&](const nlohmann::json& context, const nlohmann::json& result) {
     const std::string outcome = string_member(result, "outcome");
+    const bool known = outcome == "built" || outcome == "already_warm" || outcome == "no_device";
     if (outcome == "built") ++tally.built;
     else if (outcome == "already_warm") ++tally.already_warm;
+    else if (outcome == "no_device") ++tally.no_device;
     else ++tally.failed;
     nlohmann::json row = context;
-    row["outcome"] = outcome == "built" || outcome == "already_warm" ? outcome : "failed";
+    row["outcome"] = known ? outcome : "failed";
     row["key"] = string_member(result, "key");
     row["reason"] = string_member(result, "reason");
     results.push_back(std::move(row));
@@ -160,11 +163,13 @@ int warm(const WarmOptions& options) {
   }
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"programs", total},
-                {"built", tally.built}, {"already_warm", tally.already_warm}, {"failed", tally.failed},
+                {"built", tally.built}, {"already_warm", tally.already_warm}, {"no_device", tally.no_device},
+                {"failed", tally.failed},
                 {"not_replayable", not_replayable}, {"source_errors", source_errors}, {"results", results}});
   } else {
-    std::printf("%zu recorded program(s): %zu built, %zu already warm, %zu failed; %zu entr%s or record%s not replayable\n",
-                total, tally.built, tally.already_warm, tally.failed, not_replayable.size(),
+    std::printf("%zu recorded program(s): %zu built, %zu already warm, %zu for devices not here, %zu failed; "
+                "%zu entr%s or record%s not replayable\n",
+                total, tally.built, tally.already_warm, tally.no_device, tally.failed, not_replayable.size(),
                 not_replayable.size() == 1 ? "y" : "ies", not_replayable.size() == 1 ? "" : "s");
     for (const nlohmann::json& row : results) {
       if (row["outcome"] != "failed") continue;
