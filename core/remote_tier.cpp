@@ -193,6 +193,10 @@ void RemoteTier::publish(const Digest128& key, std::string_view binary, const nl
   std::optional<nlohmann::json> summary = program_summary(sidecar, fileops::now_ns() / 1000000000);
   std::optional<Digest128> digest = Digest128::from_hex(sidecar.value("inputs", std::string()));
   if (!summary || !digest) return;
+  if (inputs.size() > kMaxRemoteInputsBytes) {  // not a failure of the remote: nothing to count there
+    log_info("input record of " + key.hex() + " not published: over the remote's 16 MiB cap");
+    return;
+  }
   bool sent = false;
   RemoteResult record = publish_inputs(store_, *digest, inputs, &sent);
   if (record.status != RemoteStatus::ok) return note(record, "input record write");
