@@ -492,8 +492,8 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
-    record_inputs_of(*pending, &sidecar);
-    if (remote_) remote_->publish(pending->key.key, *binary, sidecar);
+    std::string inputs = record_inputs_of(*pending, &sidecar);
+    if (remote_) remote_->publish(pending->key.key, *binary, sidecar, inputs);
     SaveResult saved = store_->save(pending->key.key, *binary, std::move(sidecar));
     pending->timings.store_us = storing.elapsed_us();
     pending->claim.reset();  // committed (or failed): other processes may look now
@@ -514,19 +514,20 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   });
 }
 
-void Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar) {
+std::string Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar) {
   if (!settings_.store_inputs) {
     forget_source_text(sidecar);
-    return;
+    return {};
   }
-  std::string why;
-  std::optional<Digest128> digest = store_recorded_inputs(*store_, *lookup.program, lookup.working_dir, &why);
+  std::string why, encoded;
+  std::optional<Digest128> digest = store_recorded_inputs(*store_, *lookup.program, lookup.working_dir, &why, &encoded);
   if (digest) {
     (*sidecar)["inputs"] = digest->hex();
   } else {
     (*sidecar)["inputs_not_recorded"] = why;
     log_info("inputs not recorded for " + lookup.key.key.hex() + ": " + why);
   }
+  return encoded;
 }
 
 void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {

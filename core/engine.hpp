@@ -164,8 +164,9 @@ class Engine {
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
   // uncacheable; the app keeps using what it built.
   void not_stored(Lookup& lookup, BuildResult result, std::string reason);
-  // store_inputs: records what a rebuild of the lookup's program needs and names it in the sidecar.
-  void record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar);
+  // store_inputs: records what a rebuild of the lookup's program needs and names it in the sidecar;
+  // the record's bytes (for the remote tier), empty when none was recorded.
+  std::string record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar);
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;

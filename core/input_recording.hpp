@@ -12,10 +12,12 @@
 
 namespace jitcache {
 
-// Records the program's inputs in the store; the record's name, or nullopt and `why` (a kind that
-// cannot be replayed, a header that changed since it was hashed, a store error).
+// Records the program's inputs in the store; the record's name (and its bytes in `encoded`, for
+// the remote tier), or nullopt and `why` (a kind that cannot be replayed, a header that changed
+// since it was hashed, a store error).
 std::optional<Digest128> store_recorded_inputs(DiskStore& store, const ProgramInputs& program,
-                                               const std::string& working_dir, std::string* why);
+                                               const std::string& working_dir, std::string* why,
+                                               std::string* encoded = nullptr);
 
 // store_inputs = 0: the sidecar keeps no source text either (its key components show small
 // sources verbatim for `jitcache explain`).

@@ -8,6 +8,8 @@
 #include "core/log.hpp"
 #include "core/long_wait.hpp"
 #include "core/stats.hpp"
+#include "store/file_ops.hpp"
+#include "store/remote_programs.hpp"
 
 namespace jitcache {
 namespace {
@@ -179,13 +181,29 @@ std::string RemoteTier::take_lease_token(const Digest128& key) {
   return token;
 }
 
-void RemoteTier::publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) {
-  if (!read_only_) {
-    RemoteResult saved = store_.save(key, binary, sidecar);
-    if (saved.status == RemoteStatus::ok) count(counter::remote_store);
-    else note(saved, "write");
-  }
+void RemoteTier::publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
+                         std::string_view inputs) {
+  if (read_only_) return abandon(key);
+  RemoteResult saved = store_.save(key, binary, sidecar);
+  if (saved.status == RemoteStatus::ok) count(counter::remote_store);
+  else note(saved, "write");
   abandon(key);  // the record is there (or could not be written): the lease has done its job
+  if (saved.status != RemoteStatus::ok || inputs.empty()) return;
+  // After the release: waiting nodes want the entry, not these.
+  std::optional<nlohmann::json> summary = program_summary(sidecar, fileops::now_ns() / 1000000000);
+  std::optional<Digest128> digest = Digest128::from_hex(sidecar.value("inputs", std::string()));
+  if (!summary || !digest) return;
+  if (inputs.size() > kMaxRemoteInputsBytes) {  // not a failure of the remote: nothing to count there
+    log_info("input record of " + key.hex() + " not published: over the remote's 16 MiB cap");
+    return;
+  }
+  bool sent = false;
+  RemoteResult record = publish_inputs(store_, *digest, inputs, &sent);
+  if (record.status != RemoteStatus::ok) return note(record, "input record write");
+  count(sent ? counter::remote_inputs_sent : counter::remote_inputs_there);
+  if (RemoteResult listed = publish_program(store_, key, *summary); listed.status != RemoteStatus::ok) {
+    note(listed, "program summary write");
+  }
 }
 
 bool RemoteTier::holds_lease(const Digest128& key) {

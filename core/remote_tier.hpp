@@ -29,8 +29,11 @@ class RemoteTier {
   // Records what happened in lookup.remote for the trace.
   void fetch(Lookup& lookup);
 
-  // Background writer: stores the record (unless read-only) and releases this process's lease.
-  void publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar);
+  // Background writer: stores the record (unless read-only) and releases this process's lease;
+  // then, when the sidecar names the entry's input record (`inputs`: its bytes), publishes that
+  // record (once per server) and the entry's program summary for `jitcache warm` elsewhere.
+  void publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
+               std::string_view inputs = {});
 
   // The build failed or produced nothing to store: let another node try.
   void abandon(const Digest128& key);

@@ -37,6 +37,8 @@ inline constexpr const char* remote_hmac_reject = "remote_hmac_rejects";
 inline constexpr const char* remote_corrupt = "remote_corrupt";
 inline constexpr const char* remote_lease_wait = "remote_lease_waits";        // waited for another node's build
 inline constexpr const char* remote_lease_timeout = "remote_lease_timeouts";  // ... and gave up, built here
+inline constexpr const char* remote_inputs_sent = "remote_inputs_sent";           // input records published
+inline constexpr const char* remote_inputs_there = "remote_inputs_already_there";  // ... not re-sent
 }  // namespace counter
 
 using CounterMap = std::map<std::string, std::int64_t>;

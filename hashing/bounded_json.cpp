@@ -36,4 +36,10 @@ nlohmann::json parse_untrusted_json(std::string_view text, std::size_t max_bytes
   }
 }
 
+std::string string_member(const nlohmann::json& object, const char* name) {
+  if (!object.is_object()) return {};
+  auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 }  // namespace jitcache

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -24,5 +25,9 @@ std::size_t json_nesting_depth(std::string_view text, std::size_t limit);
 // `max_depth`, or is not valid JSON; else the parsed document.
 nlohmann::json parse_untrusted_json(std::string_view text, std::size_t max_bytes = kMaxJsonBytes,
                                     std::size_t max_depth = kMaxJsonDepth);
+
+// The string member `name` of `object`; empty when `object` is no object or the member is absent
+// or not a string (what a field of an untrusted document reads as when it is not what we wrote).
+std::string string_member(const nlohmann::json& object, const char* name);
 
 }  // namespace jitcache

@@ -206,11 +206,12 @@ RemoteResult RemoteStore::release_lease(const Digest128& key, const std::string&
 }
 
 RemoteResult RemoteStore::scan_names(const std::string& cursor, std::vector<std::string>* names,
-                                     std::string* next_cursor) {
+                                     std::string* next_cursor, const std::string& under) {
+  const std::string pattern = glob_prefix(under.empty() ? config_.prefix + ":" : under);
   return run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
-    std::unique_ptr<RedisReply> reply = connection.command(
-        {"SCAN", cursor, "MATCH", glob_prefix(config_.prefix + ":"), "COUNT", "1000"}, deadline, &error);
+    std::unique_ptr<RedisReply> reply =
+        connection.command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     std::vector<std::string> head = reply->strings();  // [cursor, [names...]]
@@ -218,6 +219,16 @@ RemoteResult RemoteStore::scan_names(const std::string& cursor, std::vector<std:
     *next_cursor = head.front();
     *names = reply->element_strings(1);
     return result(RemoteStatus::ok);
+  });
+}
+
+RemoteResult RemoteStore::command(std::initializer_list<std::string_view> arguments,
+                                  const std::function<RemoteResult(const RedisReply&)>& handle) {
+  return run([&](RedisConnection& connection, Deadline deadline) {
+    RedisError error;
+    std::unique_ptr<RedisReply> reply = connection.command(arguments, deadline, &error);
+    if (!reply) return failure(error);
+    return reply->is_error() ? error_reply(*reply) : handle(*reply);
   });
 }
 

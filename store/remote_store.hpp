@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -27,6 +28,7 @@
 namespace jitcache {
 
 class RedisConnection;
+class RedisReply;
 using Deadline = std::chrono::steady_clock::time_point;
 
 struct RemoteConfig {
@@ -88,9 +90,15 @@ class RemoteStore {
   // "<prefix>" without an HMAC key, "<prefix>:hmac-<16 hex>" with one.
   const std::string& record_namespace() const { return namespace_; }
 
-  // One SCAN step over the key names under "<prefix>:" (records, leases, every namespace):
-  // `names` gets this step's, `next_cursor` where to go on ("0": the walk is done).
-  RemoteResult scan_names(const std::string& cursor, std::vector<std::string>* names, std::string* next_cursor);
+  // One SCAN step over the key names under `under` (default "<prefix>:": records, leases, every
+  // namespace): `names` gets this step's, `next_cursor` where to go on ("0": the walk is done).
+  RemoteResult scan_names(const std::string& cursor, std::vector<std::string>* names, std::string* next_cursor,
+                          const std::string& under = {});
+
+  // One command of the caller's making (store/remote_programs.hpp), bounded, backed off and
+  // failed like every call here; `handle` turns a reply that is not an error into the result.
+  RemoteResult command(std::initializer_list<std::string_view> arguments,
+                       const std::function<RemoteResult(const RedisReply&)>& handle);
 
  private:
   struct State;

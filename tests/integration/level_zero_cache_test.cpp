@@ -249,6 +249,49 @@ TEST_F(LevelZeroCache, DriverUpgradeMissesThroughTheKey) {
   EXPECT_EQ(entry_binaries(cache).size(), 2u);
 }
 
+// `jitcache warm` replays the recorded module (SPIR-V, build flags, specialization constants)
+// through the real loader and the hook after the test driver's compiler identity changed.
+TEST_F(LevelZeroCache, WarmAfterADriverUpgradeMakesTheNextRunAllHits) {
+  const std::vector<std::string> args = {"--scale", "4", "--flags", "-ze-opt-level=2"};
+  LevelZeroRun first = run_cached(args);
+  expect_success(first.result);
+  ASSERT_EQ(first.compiles, 1);
+  const std::map<std::string, std::string> upgrade = {{"JITCACHE_TEST_ZE_DRIVER_VERSION", "1001"}};
+
+  auto warm = [&] {
+    RunOptions options;
+    options.env = driver_env();
+    options.env.insert(upgrade.begin(), upgrade.end());
+    options.env["JITCACHE_DIR"] = cache.string();
+    options.unset = {"LD_PRELOAD"};
+    RunResult result = run({JITCACHE_TOOL, "warm", "--json"}, options);
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
+    return report;
+  };
+  const int before = compiles_so_far();
+  nlohmann::json report = warm();
+  EXPECT_EQ(report["programs"], 1) << report.dump(2);
+  EXPECT_EQ(report["built"], 1) << report.dump(2);
+  EXPECT_EQ(compiles_so_far() - before, 1);  // the warm compiled, for the upgraded driver
+
+  RunOptions plain_options;
+  plain_options.env = driver_env();
+  plain_options.env.insert(upgrade.begin(), upgrade.end());
+  plain_options.unset = {"LD_PRELOAD"};
+  RunResult plain = run(example(args), plain_options);
+  expect_success(plain);
+  LevelZeroRun after = run_cached(args, upgrade);
+  expect_success(after.result);
+  EXPECT_EQ(after.result.out, plain.out);
+  EXPECT_EQ(after.compiles, 0);
+  EXPECT_EQ(after.verdicts["hit"], 1);
+  ASSERT_EQ(after.traces.size(), 1u);
+  EXPECT_NE(after.traces[0]["key"], first.traces.at(0)["key"]);  // the upgrade changed the key
+
+  EXPECT_EQ(warm()["already_warm"], 1);
+}
+
 TEST_F(LevelZeroCache, UnknownExtensionPassesThroughUncachedWithItsReason) {
   RunResult plain = run_plain({"--program-desc"});
   expect_success(plain);

@@ -60,10 +60,13 @@ class RemoteCache : public ::testing::Test {
     return plain.out;
   }
 
-  static std::vector<std::string> records(RedisServer& server) {
+  // The entries' records "<prefix>:<32 hex>": not leases, input records or program summaries.
+  static std::vector<std::string> records(RedisServer& server, const std::string& prefix = "jitcache") {
     std::vector<std::string> names;
-    for (const std::string& name : server.keys("jitcache:*")) {
-      if (!name.ends_with(":lease")) names.push_back(name);
+    for (const std::string& name : server.keys(prefix + ":*")) {
+      std::string rest = name.substr(prefix.size() + 1);  // "<key>" or "hmac-<tag>:<key>" (signed)
+      if (rest.starts_with("hmac-") && rest.find(':') != std::string::npos) rest = rest.substr(rest.find(':') + 1);
+      if (rest.size() == 32 && rest.find(':') == std::string::npos) names.push_back(name);
     }
     return names;
   }
@@ -130,7 +133,7 @@ TEST_F(RemoteCache, ReadOnlyConsumerServesHitsAndWritesNothingInItsNamespace) {
   EXPECT_TRUE(server.keys("*").empty());  // no record and no lease
 
   expect_correct(run_on("producer", server.url(), team), plain);
-  EXPECT_EQ(server.keys("team1:*").size(), 2u);
+  EXPECT_EQ(records(server, "team1").size(), 2u);
   EXPECT_EQ(run_on("other-team", server.url()).verdicts["miss"], 2);  // default prefix: another cache
   MachineRun warm = run_on("consumer2", server.url(), consumer);
   expect_correct(warm, plain);

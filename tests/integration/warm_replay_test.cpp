@@ -1,22 +1,17 @@
-// `jitcache warm` on real PoCL through the real ICD loader. A driver upgrade is simulated for real:
-// the PoCL library is copied into a fresh prefix (its device and include folders linked back) and
-// OCL_ICD_VENDORS points the loader at the copy, so the compiler identity the key sees (the vendor
-// library's path) changes and every recorded entry is stale for it.
+// `jitcache warm` on real PoCL through the real ICD loader, after a driver upgrade simulated for
+// real (pocl_upgrade.hpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <iterator>
 
+#include "pocl_upgrade.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kPoclLibrary = "/usr/lib/x86_64-linux-gnu/libpocl.so.2";
-const fs::path kPoclDevices = "/usr/lib/x86_64-linux-gnu/pocl";
-const fs::path kPoclShare = "/usr/share/pocl";
 
 class WarmReplay : public ::testing::Test {
  protected:
@@ -26,27 +21,12 @@ class WarmReplay : public ::testing::Test {
   int runs = 0;
 
   void SetUp() override {
-    if (!fs::exists(kPoclLibrary) || !fs::exists(kPoclDevices) || !fs::exists(kPoclShare)) {
-      GTEST_SKIP() << "needs Debian's PoCL layout";
-    }
+    if (!pocl_layout_present()) GTEST_SKIP() << "needs Debian's PoCL layout";
     fs::copy(EXAMPLE_KERNELS, kernels, fs::copy_options::recursive);
   }
 
   // An "upgraded" PoCL: the same code at a new path, found through OCL_ICD_VENDORS.
-  std::map<std::string, std::string> upgraded_driver() {
-    const fs::path prefix = tmp / "upgraded";
-    const fs::path lib = prefix / "lib" / "x86_64-linux-gnu";
-    fs::create_directories(lib);
-    fs::create_directories(prefix / "share");
-    if (!fs::exists(lib / "libpocl.so.2")) {
-      fs::copy_file(fs::canonical(kPoclLibrary), lib / "libpocl.so.2");
-      fs::create_directory_symlink(kPoclDevices, lib / "pocl");           // PoCL finds its devices here
-      fs::create_directory_symlink(kPoclShare, prefix / "share" / "pocl");  // and its headers here
-      fs::create_directories(tmp / "vendors");
-      write_text(tmp / "vendors" / "pocl.icd", (lib / "libpocl.so.2").string() + "\n");
-    }
-    return {{"OCL_ICD_VENDORS", (tmp / "vendors").string()}};
-  }
+  std::map<std::string, std::string> upgraded_driver() { return upgraded_pocl(tmp.path()); }
 
   std::map<std::string, std::string> base_env(std::map<std::string, std::string> extra = {}) const {
     std::map<std::string, std::string> env = {{"JITCACHE_DIR", cache.string()}, {"POCL_KERNEL_CACHE", "0"}};

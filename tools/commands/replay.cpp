@@ -1,5 +1,6 @@
-// jitcache replay (hidden): rebuilds one recorded program in this process through the OpenCL
-// adapter (shim/opencl/replay.hpp) and reports one JSON object. `jitcache warm` and the capture
+// jitcache replay (hidden): rebuilds one recorded program in this process through its API's
+// adapter (core/replay.hpp; shim/opencl/replay.hpp, shim/level_zero/replay.hpp) and reports one
+// JSON object. `jitcache warm` and the capture
 // helper run it as a child process each, so that a driver fault costs only that program.
 #include <cstdio>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "core/platform.hpp"
 #include "core/stats.hpp"
+#include "shim/level_zero/replay.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -18,15 +20,15 @@ namespace {
 struct ReplayOptions {
   std::string inputs;         // the record's digest
   std::string device_digest;  // the recorded key's device component
-  std::string entry;          // warm: the recorded entry, whose key components must match
+  std::vector<std::string> components;  // warm: "name=digest" of the recorded key: they must match
   std::string expect_key;     // capture helper: the app's key
   unsigned time_limit_s = 600;
   int result_fd = -1;
   bool helper = false;  // started by an app (capture = helper): low priority, failures counted
 };
 
-nlohmann::json result_json(const opencl::ReplayResult& result) {
-  return {{"outcome", opencl::to_string(result.outcome)}, {"reason", result.reason}, {"key", result.key},
+nlohmann::json result_json(const ReplayResult& result) {
+  return {{"outcome", to_string(result.outcome)}, {"reason", result.reason}, {"key", result.key},
           {"device", result.device}};
 }
 
@@ -43,13 +45,13 @@ void report(int fd, const nlohmann::json& result) {
   }
 }
 
-opencl::ReplayResult failure(std::string reason) {
-  opencl::ReplayResult result;
+ReplayResult failure(std::string reason) {
+  ReplayResult result;
   result.reason = std::move(reason);
   return result;
 }
 
-opencl::ReplayResult replay_one(const ReplayOptions& options) {
+ReplayResult replay_one(const ReplayOptions& options) {
   // Stored right after the build, in this process: parking it (capture = release) or handing it
   // to another helper would defeat the point.
   platform::set_environment("JITCACHE_CAPTURE", "build");
@@ -66,23 +68,23 @@ opencl::ReplayResult replay_one(const ReplayOptions& options) {
   std::string why;
   std::optional<RecordedInputs> inputs = decode_recorded_inputs(record.binary, &why);
   if (!inputs) return failure("recorded inputs unusable: " + why);
-  opencl::ReplayRequest request;
+  ReplayRequest request;
   request.device_digest = options.device_digest;
-  if (!options.entry.empty()) {
-    std::optional<Digest128> key = Digest128::from_hex(options.entry);
-    LoadResult entry = key ? store->load(*key) : LoadResult{};
-    if (entry.status == LoadStatus::hit && entry.sidecar.is_object() && entry.sidecar.contains("components")) {
-      request.recorded_components = entry.sidecar["components"];
-    }
+  for (const std::string& component : options.components) {
+    std::size_t equals = component.find('=');
+    if (equals == std::string::npos) return failure("--component is not name=digest: " + component);
+    request.recorded_components[component.substr(0, equals)] = {{"digest", component.substr(equals + 1)}};
   }
   if (!options.expect_key.empty()) {
     request.expected_key = Digest128::from_hex(options.expect_key);
     if (!request.expected_key) return failure("--expect-key is not a key");
   }
   store.reset();
-  if (!opencl::enter_recorded_context(*inputs, &why)) return failure(why);
+  if (!enter_recorded_context(*inputs, &why)) return failure(why);
+  std::unique_ptr<ReplayAdapter> adapter =
+      inputs->api == Api::level_zero ? level_zero::replay_adapter() : opencl::replay_adapter();
   request.inputs = std::move(*inputs);
-  return opencl::replay(request);
+  return replay(request, *adapter);
 }
 
 }  // namespace
@@ -93,7 +95,8 @@ Command add_replay_command(CLI::App& app) {
   cli->group("");  // hidden: an internal step, documented in docs/cli.md under warm
   cli->add_option("--inputs", options->inputs, "digest of the recorded inputs")->required();
   cli->add_option("--device-digest", options->device_digest, "the recorded key's device component digest")->required();
-  cli->add_option("--entry", options->entry, "the recorded entry's key: its other components must match");
+  cli->add_option("--component", options->components,
+                  "name=digest of a recorded key component: the key derived here must have it (repeatable)");
   cli->add_option("--expect-key", options->expect_key, "store only if the key derived here is this one");
   cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
   cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
@@ -101,13 +104,15 @@ Command add_replay_command(CLI::App& app) {
   return {cli, [options] {
             if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
             if (options->helper) (void)::nice(10);  // the app's own work comes first
-            opencl::ReplayResult result = replay_one(*options);
-            if (options->helper && result.outcome == opencl::ReplayResult::Outcome::failed) {
+            ReplayResult result = replay_one(*options);
+            const bool done = result.outcome == ReplayResult::Outcome::built ||
+                              result.outcome == ReplayResult::Outcome::already_warm;
+            if (options->helper && !done) {
               count("capture_helper_failed");  // the app may be gone: it cannot count this one
               flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
             }
             report(options->result_fd, result_json(result));
-            return result.outcome == opencl::ReplayResult::Outcome::failed ? 1 : 0;
+            return done ? 0 : 1;
           }};
 }
 

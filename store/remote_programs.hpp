@@ -1,0 +1,70 @@
+// Recorded inputs on the remote (docs/remote.md, "Recorded inputs and jitcache warm"), so that a
+// machine with an empty store can rebuild what the others built, for its own drivers:
+//
+//   <ns>:inputs:<digest hex>   an input record (hashing/recorded_inputs.hpp), framed as a "JCI1"
+//                              blob (store/remote_framing.hpp) under its own XXH3-128: one per
+//                              distinct program, shared by every entry built from it
+//   <ns>:program:<key hex>     a "JCP1" blob: the summary of one entry (which record, which device,
+//                              which app, when, its key components' digests), what `jitcache warm`
+//                              lists (SCAN MATCH <ns>:program:*) without fetching any binary
+//
+// <ns> is the entries' namespace (signed and unsigned apart). Every value is read as hostile:
+// HMAC first when a key is set, checksum, sizes, cap, the id inside must be the name's, an input
+// record's bytes must hash to its name and decode, a summary must have every field well-formed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "store/remote_store.hpp"
+
+namespace jitcache {
+
+// An input record larger than this is neither sent nor accepted. Real programs' records are KiBs
+// (hashcat's, with 2.5 MB of headers, is the largest known).
+inline constexpr std::uint64_t kMaxRemoteInputsBytes = 16ull << 20;
+inline constexpr std::uint64_t kMaxProgramSummaryBytes = 64ull << 10;
+inline constexpr int kProgramSummarySchema = 1;
+
+std::string inputs_name(const RemoteStore& store, const Digest128& digest);
+std::string program_name(const RemoteStore& store, const Digest128& key);
+
+// Sends the input record named `digest` unless the server holds a value of exactly its framed
+// length under that name already (a STRLEN, which also keeps it fresh in the server's LRU).
+// ok with *sent saying which; skipped (nothing sent) for a record over the cap; or the failure.
+RemoteResult publish_inputs(RemoteStore& store, const Digest128& digest, std::string_view record, bool* sent);
+
+// The summary of a stored entry, from its sidecar; nullopt when the sidecar names no input record.
+std::optional<nlohmann::json> program_summary(const nlohmann::json& sidecar, std::int64_t published_s);
+RemoteResult publish_program(RemoteStore& store, const Digest128& key, const nlohmann::json& summary);
+
+struct RemoteProgram {
+  Digest128 key;
+  nlohmann::json summary;  // checked: every field program_summary() writes, well-formed
+};
+
+struct RemoteRefusal {
+  std::string name;
+  std::string reason;
+};
+
+struct RemoteListing {
+  std::vector<RemoteProgram> programs;
+  std::vector<RemoteRefusal> refused;  // summaries that failed a check
+  bool complete = false;               // the whole keyspace was walked within max_calls
+};
+
+// SCAN over <ns>:program:* (at most `max_calls` steps), then one GET per summary, each verified.
+// ok (what was seen is in `listing`), or the failure that stopped the walk.
+RemoteResult list_programs(RemoteStore& store, std::size_t max_calls, RemoteListing* listing);
+
+// The input record named `digest`, every check passed: ok with the record in `binary`; miss;
+// corrupt or bad_hmac with the reason; or the failure. At most the cap plus framing is read.
+RemoteResult fetch_inputs(RemoteStore& store, const Digest128& digest);
+
+}  // namespace jitcache

@@ -1,0 +1,116 @@
+#include "tools/lib/input_sources.hpp"
+
+#include "core/remote_tier.hpp"
+#include "hashing/bounded_json.hpp"
+#include "store/remote_programs.hpp"
+
+namespace jitcache::tool {
+namespace {
+
+// SCAN steps of 1000 names: a listing stops after 10 million names on the server.
+constexpr std::size_t kMaxScanCalls = 10000;
+
+class LocalSource : public InputSource {
+ public:
+  explicit LocalSource(DiskStore& store) : store_(store) {}
+  const char* name() const override { return "local"; }
+
+  std::string programs(std::vector<RecordedProgram>* programs, std::vector<Unusable>* unusable) override {
+    for (EntryInfo& entry : store_.list()) {
+      RecordedProgram program;
+      program.source = name();
+      program.key = entry.key.hex();
+      program.inputs = string_member(entry.sidecar, "inputs");
+      program.device = string_member(entry.sidecar, "device");
+      program.created_by = string_member(entry.sidecar, "created_by");
+      program.used_ns = entry.last_access_ns;
+      program.components = nlohmann::json::object();
+      if (auto all = entry.sidecar.find("components"); all != entry.sidecar.end() && all->is_object()) {
+        for (const auto& [component, value] : all->items()) {
+          if (std::string digest = string_member(value, "digest"); !digest.empty()) program.components[component] = digest;
+        }
+      }
+      program.device_digest = string_member(program.components, "device");
+      if (program.inputs.empty() || program.device_digest.empty()) {
+        std::string why = string_member(entry.sidecar, "inputs_not_recorded");
+        unusable->push_back({name(), program.key,
+                             why.empty() ? "no recorded inputs (store_inputs was 0, or an older jitcache stored it)"
+                                         : "inputs not recorded: " + why});
+        continue;
+      }
+      programs->push_back(std::move(program));
+    }
+    return {};
+  }
+
+  std::string provide(const Digest128& digest, DiskStore& store) override {
+    LoadResult record = store.load_inputs(digest);
+    if (record.status == LoadStatus::hit) return {};
+    return record.status == LoadStatus::miss ? "its recorded inputs are gone from the store" : record.reason;
+  }
+
+ private:
+  DiskStore& store_;
+};
+
+class RemoteSource : public InputSource {
+ public:
+  explicit RemoteSource(RemoteConfig config) : store_(std::move(config)) {}
+  const char* name() const override { return "remote"; }
+
+  std::string programs(std::vector<RecordedProgram>* programs, std::vector<Unusable>* unusable) override {
+    RemoteListing listing;
+    RemoteResult listed = list_programs(store_, kMaxScanCalls, &listing);
+    for (const RemoteRefusal& refusal : listing.refused) unusable->push_back({name(), refusal.name, refusal.reason});
+    for (RemoteProgram& found : listing.programs) {
+      const nlohmann::json& summary = found.summary;
+      RecordedProgram program;
+      program.source = name();
+      program.key = found.key.hex();
+      program.inputs = string_member(summary, "inputs");
+      program.device_digest = string_member(summary, "device_digest");
+      program.device = string_member(summary, "device");
+      program.created_by = string_member(summary, "created_by");
+      program.used_ns = summary["published"].get<std::int64_t>() * 1000000000;
+      program.components = summary["components"];
+      programs->push_back(std::move(program));
+    }
+    if (listed.status != RemoteStatus::ok) return std::string("remote: ") + to_string(listed.status) + ": " + listed.reason;
+    if (!listing.complete) return "remote: the listing stopped after " + std::to_string(kMaxScanCalls) + " SCAN calls";
+    return {};
+  }
+
+  std::string provide(const Digest128& digest, DiskStore& store) override {
+    RemoteResult fetched = fetch_inputs(store_, digest);
+    if (fetched.status == RemoteStatus::miss) return "remote: no input record " + digest.hex() + " on the server";
+    if (fetched.status != RemoteStatus::ok) {
+      return std::string("remote input record refused: ") + to_string(fetched.status) + ": " + fetched.reason;
+    }
+    Digest128 saved_as;
+    SaveResult saved = store.save_inputs(fetched.binary, &saved_as);
+    if (saved.status != SaveStatus::stored) return "the local store refused the fetched input record: " + saved.reason;
+    return saved_as == digest ? std::string() : "the fetched input record was stored under another name";
+  }
+
+ private:
+  RemoteStore store_;
+};
+
+}  // namespace
+
+std::unique_ptr<InputSource> local_source(DiskStore& store) { return std::make_unique<LocalSource>(store); }
+
+std::unique_ptr<InputSource> remote_source(const Settings& settings, std::string* why) {
+  if (settings.remote.empty()) return nullptr;
+  RemoteConfig config;
+  bool read_only = false;
+  std::chrono::milliseconds lease_wait{0};
+  std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
+  if (config.endpoint.host.empty() && !config.endpoint.unix_socket) {
+    *why = problem;
+    return nullptr;
+  }
+  return std::make_unique<RemoteSource>(std::move(config));
+}
+
+}  // namespace jitcache::tool
