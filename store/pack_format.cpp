@@ -89,6 +89,25 @@ std::string encode_record(const IndexRecord& record) {
   return out;
 }
 
+std::string encode_input_record(const InputIndexRecord& record) {
+  std::string out;
+  put_be64(&out, record.digest.high);
+  put_be64(&out, record.digest.low);
+  put_u64(&out, record.offset);
+  put_u64(&out, record.size);
+  put_sha(&out, record.sha256);
+  return out;
+}
+
+InputIndexRecord decode_input_record(const unsigned char* p) {
+  InputIndexRecord record;
+  record.digest = decode_key(p);
+  record.offset = get_u64(p + 16);
+  record.size = get_u64(p + 24);
+  record.sha256 = get_sha(p + 32);
+  return record;
+}
+
 std::optional<IndexHeader> decode_header(std::string_view bytes) {
   if (bytes.size() < kIndexHeaderSize || std::memcmp(bytes.data(), kIndexMagic, sizeof kIndexMagic) != 0) {
     return std::nullopt;
@@ -142,11 +161,23 @@ std::string entry_member(const Digest128& key, bool binary) {
   return std::string(kEntriesFolder) + key.hex() + (binary ? ".bin" : ".json");
 }
 
+std::string input_member(const Digest128& digest) { return std::string(kInputsFolder) + digest.hex() + ".rec"; }
+
+// The low-level SHA256 interface: OpenSSL 3's one-shot SHA256() and EVP_Digest() fetch the
+// algorithm on every call (a lock and a lookup: measurable at 4 KiB); SHA256_Init/Update/Final
+// call the same SHA-NI block function directly. Deprecated in 3.0, kept by OpenSSL for exactly this.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 Sha256 sha256(std::string_view bytes) {
+  SHA256_CTX context;
+  SHA256_Init(&context);
+  SHA256_Update(&context, bytes.data(), bytes.size());
   Sha256 digest;
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
+  SHA256_Final(digest.data(), &context);
   return digest;
 }
+
+#pragma GCC diagnostic pop
 
 std::string hex(const Sha256& digest) {
   static const char* kDigits = "0123456789abcdef";

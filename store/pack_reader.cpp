@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hashing/bounded_json.hpp"
+#include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
 
 namespace jitcache {
@@ -96,6 +97,16 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
     return fail("index header out of bounds");
   }
   reader->header_ = *header;
+  // The inputs table: rows right after the entry records, inside the index (so signed with it).
+  const std::uint64_t records_end = header->header_size + std::uint64_t{header->entry_count} * header->record_size;
+  if (header->inputs_offset != 0 || header->inputs_size != 0) {
+    if (header->inputs_offset != kBlock + records_end || header->inputs_size % kInputRecordSize != 0 ||
+        header->inputs_size > index_size - records_end) {
+      return fail("inputs table out of bounds");
+    }
+    reader->inputs_at_ = static_cast<std::size_t>(records_end);
+    reader->input_count_ = static_cast<std::size_t>(header->inputs_size / kInputRecordSize);
+  }
 
   // Signature: verified whenever present; required when the consumer lists trusted keys.
   const std::uint64_t slot_header = signature_header_offset(index_size);
@@ -152,6 +163,47 @@ std::optional<std::size_t> PackReader::find(const Digest128& key) const {
     else high = middle;
   }
   return std::nullopt;
+}
+
+InputIndexRecord PackReader::input_record(std::size_t i) const {
+  return decode_input_record(reinterpret_cast<const unsigned char*>(index_.data()) + inputs_at_ + i * kInputRecordSize);
+}
+
+std::optional<std::size_t> PackReader::find_input(const Digest128& digest) const {
+  const auto* rows = reinterpret_cast<const unsigned char*>(index_.data()) + inputs_at_;
+  std::size_t low = 0, high = input_count_;
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const Digest128 here = decode_key(rows + middle * kInputRecordSize);
+    if (here == digest) return middle;
+    if (here < digest) low = middle + 1;
+    else high = middle;
+  }
+  return std::nullopt;
+}
+
+LoadResult PackReader::load_input(const Digest128& digest) const {
+  std::optional<std::size_t> found = find_input(digest);
+  return found ? load_input_record(input_record(*found)) : LoadResult{};
+}
+
+LoadResult PackReader::load_input_record(const InputIndexRecord& record) const {
+  const std::string name = "inputs record " + record.digest.hex();
+  if (record.offset < data_start_ || record.size > kMaxRecordedInputsBytes ||
+      !within(record.offset, record.size, file_size_)) {
+    return corrupt(name + ": offsets out of bounds");
+  }
+  LoadResult result;
+  if (!read_exact(file_, record.offset, record.size, &result.binary)) {
+    result.status = LoadStatus::error;
+    result.reason = name + ": read failed";
+    result.binary.clear();
+    return result;
+  }
+  if (sha256(result.binary) != record.sha256) return corrupt(name + ": checksum mismatch");
+  if (xxh3_128(result.binary) != record.digest) return corrupt(name + ": does not match its name");
+  result.status = LoadStatus::hit;
+  return result;
 }
 
 LoadResult PackReader::load(const Digest128& key) const {

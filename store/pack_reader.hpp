@@ -54,16 +54,28 @@ class PackReader {
   // SHA-256-checked sidecar names, as the disk store checks its entries.
   LoadResult load_record(const pack::IndexRecord& record, bool full_check = false) const;
 
+  // Recorded build inputs (the optional inputs table, docs/pack-format.md): how many records the
+  // pack carries, the i-th row in digest order, and one record's bytes (in LoadResult::binary),
+  // checked against its SHA-256 in the index and against its name (XXH3-128), within the cap of
+  // a store's records. hit, miss (not in this pack), corrupt or error, as load().
+  std::size_t input_count() const { return input_count_; }
+  pack::InputIndexRecord input_record(std::size_t i) const;
+  LoadResult load_input(const Digest128& digest) const;
+  LoadResult load_input_record(const pack::InputIndexRecord& record) const;
+
  private:
   PackReader() = default;
   std::optional<std::size_t> find(const Digest128& key) const;
+  std::optional<std::size_t> find_input(const Digest128& digest) const;
 
   std::filesystem::path path_;
   fileops::File file_;
   std::uint64_t file_size_ = 0;
   std::uint64_t data_start_ = 0;  // entries begin after the manifest
   pack::IndexHeader header_;
-  std::string index_;  // the index member's data: header then records
+  std::string index_;  // the index member's data: header, entry records, input rows
+  std::size_t input_count_ = 0;
+  std::size_t inputs_at_ = 0;  // where the input rows start in index_
   nlohmann::json manifest_;
   std::optional<pack::PublicKey> signer_;
 };

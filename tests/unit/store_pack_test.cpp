@@ -13,6 +13,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
 #include "store/pack_reader.hpp"
 #include "store/pack_set.hpp"
@@ -40,6 +41,23 @@ PackEntry make_entry(int i) {
                    {"kernel_names", {"kernel_" + std::to_string(i)}}};
   store_detail::add_integrity_fields(&entry.sidecar, entry.key.hex(), entry.binary);
   return entry;
+}
+
+// A real recorded-inputs record, as a store keeps it (named by its XXH3-128).
+PackInput make_input(int i) {
+  RecordedInputs inputs;
+  inputs.input = "__kernel void k" + std::to_string(i) + "(__global int* out) { out[0] = " + std::to_string(i) + "; }";
+  inputs.options = "-cl-fast-relaxed-math";
+  PackInput record;
+  record.bytes = encode_recorded_inputs(inputs);
+  record.digest = xxh3_128(record.bytes);
+  return record;
+}
+
+std::vector<PackInput> make_inputs(int count) {
+  std::vector<PackInput> inputs;
+  for (int i = 0; i < count; ++i) inputs.push_back(make_input(i));
+  return inputs;
 }
 
 std::vector<PackEntry> make_entries(int count) {
@@ -81,12 +99,12 @@ class PackTest : public ::testing::Test {
   TempFolder folder;
   fs::path pack = folder.path / "app.jcpack";
 
-  void write(std::vector<PackEntry> entries, const std::string& signing_key = "") {
+  void write(std::vector<PackEntry> entries, const std::string& signing_key = "", std::vector<PackInput> inputs = {}) {
     PackWriteOptions options;
     options.producer = "store_pack_test";
     options.signing_key_pem = signing_key;
     std::string error;
-    ASSERT_TRUE(write_pack(pack, std::move(entries), options, &error)) << error;
+    ASSERT_TRUE(write_pack(pack, std::move(entries), std::move(inputs), options, &error)) << error;
   }
   std::unique_ptr<PackReader> open(const PackTrust& trust = {}) {
     std::string error;
@@ -206,7 +224,7 @@ TEST_F(PackTest, TruncatedOrForeignFilesAreRefusedNotCrashed) {
 TEST_F(PackTest, NoSingleByteChangeServesAWrongBinary) {
   auto [private_pem, public_pem] = make_key_pair();
   for (const std::string& key : {std::string(), private_pem}) {
-    write(make_entries(3), key);
+    write(make_entries(3), key, make_inputs(2));
     const std::string original = [&] {
       std::ifstream in(pack, std::ios::binary);
       return std::string((std::istreambuf_iterator<char>(in)), {});
@@ -226,6 +244,13 @@ TEST_F(PackTest, NoSingleByteChangeServesAWrongBinary) {
         if (loaded.status == LoadStatus::hit) {
           ASSERT_EQ(loaded.binary, expected.binary) << "byte " << at;
           ++served;
+        }
+      }
+      for (int i = 0; reader && i < 2; ++i) {
+        const PackInput expected = make_input(i);
+        LoadResult loaded = reader->load_input(expected.digest);
+        if (loaded.status == LoadStatus::hit) {
+          ASSERT_EQ(loaded.binary, expected.bytes) << "byte " << at;
         }
       }
       ASSERT_EQ(::pwrite(fd, &original[at], 1, static_cast<off_t>(at)), 1);
@@ -326,6 +351,77 @@ TEST_F(PackTest, FolderOfPacksIsAskedInNameOrderAndRefusedEntriesFallThrough) {
   EXPECT_EQ(found.pack, packs / "b.jcpack");
   set->refuse(make_entry(1).key);
   EXPECT_EQ(set->load(make_entry(1).key).result.status, LoadStatus::miss);
+}
+
+}  // namespace
+}  // namespace jitcache
+
+namespace jitcache {
+namespace {
+
+TEST_F(PackTest, InputsAreCarriedOncePerDigestAndFoundByIt) {
+  write(make_entries(3), "", make_inputs(3));
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->input_count(), 3u);
+  EXPECT_EQ(reader->manifest().value("inputs", false), true);
+  EXPECT_EQ(reader->manifest().value("input_records", 0), 3);
+  for (int i = 0; i < 3; ++i) {
+    const PackInput expected = make_input(i);
+    LoadResult loaded = reader->load_input(expected.digest);
+    ASSERT_EQ(loaded.status, LoadStatus::hit) << loaded.reason;
+    EXPECT_EQ(loaded.binary, expected.bytes);
+    std::string why;
+    EXPECT_TRUE(decode_recorded_inputs(loaded.binary, &why)) << why;
+  }
+  EXPECT_EQ(reader->load_input(xxh3_128("no such record")).status, LoadStatus::miss);
+  EXPECT_EQ(reader->load(make_entry(1).key).status, LoadStatus::hit);  // entries unchanged by the table
+  const std::string listing = "tar tf " + pack.string() + " | grep -c '^inputs/.*\\.rec$' > " + (folder.path / "n").string();
+  ASSERT_EQ(std::system(listing.c_str()), 0);
+  std::ifstream in(folder.path / "n");
+  int members = 0;
+  in >> members;
+  EXPECT_EQ(members, 3);
+
+  std::string error;  // the same record twice, or one that is not what its digest says, is not written
+  std::vector<PackInput> twice = {make_input(0), make_input(0)};
+  EXPECT_FALSE(write_pack(folder.path / "twice.jcpack", {}, twice, {}, &error));
+  PackInput lying = make_input(1);
+  lying.digest = make_input(2).digest;
+  EXPECT_FALSE(write_pack(folder.path / "lying.jcpack", {}, {lying}, {}, &error));
+}
+
+TEST_F(PackTest, ADamagedInputsRecordIsRefusedAloneAndTheRestServe) {
+  write(make_entries(2), "", make_inputs(3));
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  const pack::InputIndexRecord damaged = reader->input_record(1);
+  reader.reset();
+  flip_byte(pack, damaged.offset + 3);
+  reader = open();
+  ASSERT_TRUE(reader);
+  LoadResult loaded = reader->load_input(damaged.digest);
+  EXPECT_EQ(loaded.status, LoadStatus::corrupt);
+  EXPECT_NE(loaded.reason.find("checksum mismatch"), std::string::npos) << loaded.reason;
+  int served = 0;
+  for (int i = 0; i < 3; ++i) served += reader->load_input(make_input(i).digest).status == LoadStatus::hit;
+  EXPECT_EQ(served, 2);
+  EXPECT_EQ(reader->load(make_entry(0).key).status, LoadStatus::hit);
+}
+
+TEST_F(PackTest, TheSignatureCoversTheInputsTable) {
+  auto [private_pem, public_pem] = make_key_pair();
+  write(make_entries(2), private_pem, make_inputs(2));
+  ASSERT_TRUE(open());
+  // The second row's SHA-256: inside the index member, after the header and the entry records.
+  flip_byte(pack, pack::kBlock + pack::kIndexHeaderSize + 2 * pack::kRecordSize + pack::kInputRecordSize + 40);
+  EXPECT_NE(refusal().find("signature does not verify"), std::string::npos);
+}
+
+TEST_F(PackTest, AnInputsTableOutsideTheIndexRefusesThePack) {
+  write(make_entries(2), "", make_inputs(2));
+  flip_byte(pack, pack::kBlock + 72);  // the table's offset in the index header
+  EXPECT_NE(refusal().find("inputs table out of bounds"), std::string::npos);
 }
 
 }  // namespace

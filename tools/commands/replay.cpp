@@ -10,6 +10,7 @@
 #include "core/stats.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/recorded_input_source.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
@@ -20,6 +21,7 @@ struct ReplayOptions {
   std::string device_digest;  // the recorded key's device component
   std::string entry;          // warm: the recorded entry, whose key components must match
   std::string expect_key;     // capture helper: the app's key
+  std::vector<std::string> packs;  // warm --pack: packs that may hold the record and the entry
   unsigned time_limit_s = 600;
   int result_fd = -1;
   bool helper = false;  // started by an app (capture = helper): low priority, failures counted
@@ -57,11 +59,18 @@ opencl::ReplayResult replay_one(const ReplayOptions& options) {
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
   if (!store) return failure(error);
+  std::vector<std::string> warnings;
+  // The capture helper's record was just stored: it never needs the packs opened.
+  auto source = std::make_unique<RecordedInputSource>(
+      std::move(store), options.helper ? std::string() : join_pack_paths(options.packs, settings.packs),
+      settings.pack_keys, &warnings);
+  for (const std::string& warning : warnings) std::fprintf(stderr, "jitcache: warning: %s\n", warning.c_str());
   std::optional<Digest128> digest = Digest128::from_hex(options.inputs);
   if (!digest) return failure("--inputs is not a digest");
-  LoadResult record = store->load_inputs(*digest);
+  LoadResult record = source->inputs(*digest);
   if (record.status != LoadStatus::hit) {
-    return failure(record.status == LoadStatus::miss ? "its recorded inputs are gone from the store" : record.reason);
+    return failure(record.status == LoadStatus::miss ? "its recorded inputs are in neither the store nor a pack"
+                                                     : record.reason);
   }
   std::string why;
   std::optional<RecordedInputs> inputs = decode_recorded_inputs(record.binary, &why);
@@ -70,7 +79,7 @@ opencl::ReplayResult replay_one(const ReplayOptions& options) {
   request.device_digest = options.device_digest;
   if (!options.entry.empty()) {
     std::optional<Digest128> key = Digest128::from_hex(options.entry);
-    LoadResult entry = key ? store->load(*key) : LoadResult{};
+    LoadResult entry = key ? source->entry(*key) : LoadResult{};
     if (entry.status == LoadStatus::hit && entry.sidecar.is_object() && entry.sidecar.contains("components")) {
       request.recorded_components = entry.sidecar["components"];
     }
@@ -79,7 +88,7 @@ opencl::ReplayResult replay_one(const ReplayOptions& options) {
     request.expected_key = Digest128::from_hex(options.expect_key);
     if (!request.expected_key) return failure("--expect-key is not a key");
   }
-  store.reset();
+  source.reset();  // the replay's engine opens the store (and the packs) itself
   if (!opencl::enter_recorded_context(*inputs, &why)) return failure(why);
   request.inputs = std::move(*inputs);
   return opencl::replay(request);
@@ -95,6 +104,7 @@ Command add_replay_command(CLI::App& app) {
   cli->add_option("--device-digest", options->device_digest, "the recorded key's device component digest")->required();
   cli->add_option("--entry", options->entry, "the recorded entry's key: its other components must match");
   cli->add_option("--expect-key", options->expect_key, "store only if the key derived here is this one");
+  cli->add_option("--pack", options->packs, "a pack that may hold the recorded inputs and entry (repeatable)");
   cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
   cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
   cli->add_flag("--helper", options->helper, "run as an app's capture helper: niced, failures counted in stats");

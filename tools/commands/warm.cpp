@@ -11,6 +11,7 @@
 #include "core/settings.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/recorded_input_source.hpp"
 #include "tools/lib/replay_jobs.hpp"
 #include "tools/lib/tool_store.hpp"
 
@@ -22,6 +23,7 @@ struct WarmOptions {
   std::string app;
   std::string used_within;
   std::vector<std::string> keys;
+  std::vector<std::string> packs;  // --pack: warm these packs' programs instead of the store's
   unsigned jobs = 2;
   unsigned time_limit_s = 600;
   bool json = false;
@@ -70,11 +72,41 @@ void show_progress(const Tally& tally, std::size_t total) {
   std::fflush(stderr);
 }
 
+// The entries of the packs given with --pack, read and checked like a lookup; a pack that carries
+// no recorded inputs (stripped) is named in `without_inputs`. nullopt + `error` when a pack cannot
+// be opened.
+std::optional<std::vector<EntryInfo>> pack_entries(const WarmOptions& options, const Settings& settings,
+                                                   std::vector<std::string>* without_inputs, std::string* error) {
+  std::vector<std::string> warnings;
+  RecordedInputSource source(nullptr, join_pack_paths(options.packs), settings.pack_keys, &warnings);
+  if (!warnings.empty()) {
+    *error = warnings.front();
+    return std::nullopt;
+  }
+  std::vector<EntryInfo> entries;
+  for (const auto& pack : source.packs()) {
+    if (pack->input_count() == 0) without_inputs->push_back(pack->path().string());
+    for (std::size_t i = 0; i < pack->entry_count(); ++i) {
+      const pack::IndexRecord record = pack->record(i);
+      LoadResult loaded = pack->load_record(record);
+      if (loaded.status != LoadStatus::hit) continue;  // `jitcache pack verify` names it
+      entries.push_back({record.key, record.binary_size + record.sidecar_size, 0, std::move(loaded.sidecar)});
+    }
+  }
+  return entries;
+}
+
 int warm(const WarmOptions& options) {
   const Settings settings = load_settings();
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
   if (!store) return report_error(error);
+  std::vector<std::string> without_inputs;  // packs that carry no recorded inputs
+  std::optional<std::vector<EntryInfo>> from_packs;
+  if (!options.packs.empty()) {
+    from_packs = pack_entries(options, settings, &without_inputs, &error);
+    if (!from_packs) return report_error(error);
+  }
   std::int64_t used_after_ns = INT64_MIN;
   if (!options.used_within.empty()) {
     std::optional<std::uint64_t> seconds = parse_duration_s(options.used_within);
@@ -84,12 +116,13 @@ int warm(const WarmOptions& options) {
 
   std::map<std::pair<std::string, std::string>, Program> programs;
   nlohmann::json not_replayable = nlohmann::json::array();
-  for (EntryInfo& entry : store->list()) {
-    if (!selected(entry, options, used_after_ns)) continue;
+  for (EntryInfo& entry : from_packs ? std::move(*from_packs) : store->list()) {
+    if (!selected(entry, options, from_packs ? INT64_MIN : used_after_ns)) continue;
     const std::string inputs = text_at(entry.sidecar, "inputs");
     const std::string device = device_digest(entry.sidecar);
     if (inputs.empty() || device.empty()) {
       std::string why = text_at(entry.sidecar, "inputs_not_recorded");
+      if (from_packs && why.empty()) why = "the pack entry names no recorded inputs (a stripped pack)";
       not_replayable.push_back({{"key", entry.key.hex()},
                                 {"reason", why.empty() ? "no recorded inputs (store_inputs was 0, or an older jitcache stored it)"
                                                        : "inputs not recorded: " + why}});
@@ -106,6 +139,7 @@ int warm(const WarmOptions& options) {
     ReplayJob job;
     job.arguments = {"--inputs", id.first, "--device-digest", id.second, "--entry", program.newest.key.hex(),
                      "--time-limit", std::to_string(options.time_limit_s)};
+    for (const std::string& pack : options.packs) job.arguments.insert(job.arguments.end(), {"--pack", pack});
     job.context = {{"inputs", id.first}, {"device", text_at(program.newest.sidecar, "device")},
                    {"recorded_keys", program.keys}};
     jobs.push_back(std::move(job));
@@ -131,8 +165,13 @@ int warm(const WarmOptions& options) {
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"programs", jobs.size()},
                 {"built", tally.built}, {"already_warm", tally.already_warm}, {"failed", tally.failed},
-                {"not_replayable", not_replayable}, {"results", results}});
+                {"not_replayable", not_replayable}, {"results", results}, {"packs", options.packs},
+                {"packs_without_inputs", without_inputs}});
   } else {
+    for (const std::string& pack : without_inputs) {
+      std::printf("%s carries no recorded inputs (stripped, or made from a store without them): its programs "
+                  "cannot be rebuilt here\n", pack.c_str());
+    }
     std::printf("%zu recorded program(s): %zu built, %zu already warm, %zu failed; %zu entr%s without recorded inputs\n",
                 jobs.size(), tally.built, tally.already_warm, tally.failed, not_replayable.size(),
                 not_replayable.size() == 1 ? "y" : "ies");
@@ -142,7 +181,8 @@ int warm(const WarmOptions& options) {
                   row["device"].get<std::string>().c_str(), row["reason"].get<std::string>().c_str());
     }
   }
-  return tally.failed == 0 ? 0 : 1;
+  // Asked to warm a pack and nothing in it can be: that is a failure the caller must see.
+  return tally.failed == 0 && (options.packs.empty() || !jobs.empty()) ? 0 : 1;
 }
 
 }  // namespace
@@ -154,6 +194,8 @@ Command add_warm_command(CLI::App& app) {
   cli->add_option("--app", options->app, "only entries stored by an executable whose path contains this");
   cli->add_option("--used-within", options->used_within, "only entries used within this long, e.g. 7d");
   cli->add_option("--key", options->keys, "only entries whose key starts with this (repeatable)");
+  cli->add_option("--pack", options->packs,
+                  "rebuild the programs of this pack (file or folder; repeatable) from the inputs it carries");
   cli->add_option("-j,--jobs", options->jobs, "rebuild this many programs at once (default 2)")
       ->check(CLI::Range(1u, 256u));
   cli->add_option("--time-limit", options->time_limit_s, "stop a program's rebuild after this many seconds (default 600)");
