@@ -86,7 +86,7 @@ double copy_bytes(const fs::path& file, const std::vector<PackEntry>& entries) {
     buffer.clear();
   };
   for (const PackEntry& entry : entries) {
-    buffer += store_detail::sidecar_text(entry.sidecar);
+    buffer += entry.sidecar.dump() + "\n";  // as write_pack writes it (compact)
     buffer += entry.binary;
     if (buffer.size() >= (1u << 20)) flush();
   }

@@ -209,11 +209,7 @@ LoadResult PackReader::load_input_record(const InputIndexRecord& record) const {
 LoadResult PackReader::load(const Digest128& key) const {
   std::optional<std::size_t> found = find(key);
   if (!found) return {};
-  LoadResult result = load_record(record(*found));
-  if (result.status == LoadStatus::hit && text_field(result.sidecar, store_detail::kKeyField) != key.hex()) {
-    return corrupt("sidecar names another key");
-  }
-  return result;
+  return load_record(record(*found));  // its key is `key`: load_record checks the sidecar names it
 }
 
 LoadResult PackReader::load_record(const IndexRecord& record, bool full_check) const {

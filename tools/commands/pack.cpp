@@ -486,7 +486,7 @@ void add_output(CLI::App* cli, PackOptions* options, bool transforms) {
   cli->add_option("-o,--output", options->output, "the pack to write")->required();
   cli->add_option("--sign", options->sign_key, "sign with this Ed25519 private key (PEM)");
   if (transforms) {
-    cli->add_flag("--strip", options->strip, "drop recorded sources and build logs: binaries only");
+    cli->add_flag("--strip", options->strip, "drop sources, recorded inputs and build logs: binaries only");
     cli->add_flag("--obfuscate", options->obfuscate, "--strip, and labels and kernel names become hashes");
   }
 }
@@ -522,7 +522,7 @@ Command add_pack_command(CLI::App& app) {
   json_flag(verify_cli);
   subs.emplace_back(verify_cli, [options] { return verify(*options); });
 
-  CLI::App* import_cli = cli->add_subcommand("import", "copy a pack's entries into the local store");
+  CLI::App* import_cli = cli->add_subcommand("import", "copy a pack's entries and recorded inputs into the local store");
   import_cli->add_option("packs", options->packs, "the packs")->required();
   json_flag(import_cli);
   subs.emplace_back(import_cli, [options] { return import(*options); });
@@ -533,7 +533,7 @@ Command add_pack_command(CLI::App& app) {
   json_flag(merge_cli);
   subs.emplace_back(merge_cli, [options] { return merge_or_strip(*options, "merge"); });
 
-  CLI::App* strip_cli = cli->add_subcommand("strip", "a copy without sources and build logs (--obfuscate: names hashed)");
+  CLI::App* strip_cli = cli->add_subcommand("strip", "a copy without sources, recorded inputs and build logs (--obfuscate: names hashed)");
   strip_cli->add_option("pack", options->pack, "the pack")->required();
   add_output(strip_cli, options.get(), false);
   strip_cli->add_flag("--obfuscate", options->obfuscate, "labels and kernel names become hashes too");

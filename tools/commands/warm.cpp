@@ -189,7 +189,7 @@ int warm(const WarmOptions& options) {
 
 Command add_warm_command(CLI::App& app) {
   auto options = std::make_shared<WarmOptions>();
-  CLI::App* cli = app.add_subcommand("warm", "rebuild recorded programs for this machine's drivers now (store_inputs)");
+  CLI::App* cli = app.add_subcommand("warm", "rebuild recorded programs (the store's, or a pack's with --pack) for this machine's drivers now");
   cli->add_option("--device", options->device, "only entries whose device name contains this");
   cli->add_option("--app", options->app, "only entries stored by an executable whose path contains this");
   cli->add_option("--used-within", options->used_within, "only entries used within this long, e.g. 7d");
