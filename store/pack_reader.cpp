@@ -54,6 +54,20 @@ std::optional<std::uint64_t> number_field(const nlohmann::json& object, const ch
   return it->get<std::uint64_t>();
 }
 
+// Binary search of `count` rows of `stride` bytes that start with a big-endian 128-bit name, sorted.
+std::optional<std::size_t> search(const unsigned char* rows, std::size_t count, std::size_t stride,
+                                  const Digest128& wanted) {
+  std::size_t low = 0, high = count;
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const Digest128 here = decode_key(rows + middle * stride);
+    if (here == wanted) return middle;
+    if (here < wanted) low = middle + 1;
+    else high = middle;
+  }
+  return std::nullopt;
+}
+
 bool read_exact(const fileops::File& file, std::uint64_t offset, std::uint64_t size, std::string* out) {
   return !file.read_at(offset, static_cast<std::size_t>(size), out) && out->size() == size;
 }
@@ -153,16 +167,8 @@ IndexRecord PackReader::record(std::size_t i) const {
 }
 
 std::optional<std::size_t> PackReader::find(const Digest128& key) const {
-  const auto* records = reinterpret_cast<const unsigned char*>(index_.data()) + header_.header_size;
-  std::size_t low = 0, high = header_.entry_count;
-  while (low < high) {
-    const std::size_t middle = low + (high - low) / 2;
-    const Digest128 here = decode_key(records + middle * header_.record_size);
-    if (here == key) return middle;
-    if (here < key) low = middle + 1;
-    else high = middle;
-  }
-  return std::nullopt;
+  return search(reinterpret_cast<const unsigned char*>(index_.data()) + header_.header_size, header_.entry_count,
+                header_.record_size, key);
 }
 
 InputIndexRecord PackReader::input_record(std::size_t i) const {
@@ -170,16 +176,8 @@ InputIndexRecord PackReader::input_record(std::size_t i) const {
 }
 
 std::optional<std::size_t> PackReader::find_input(const Digest128& digest) const {
-  const auto* rows = reinterpret_cast<const unsigned char*>(index_.data()) + inputs_at_;
-  std::size_t low = 0, high = input_count_;
-  while (low < high) {
-    const std::size_t middle = low + (high - low) / 2;
-    const Digest128 here = decode_key(rows + middle * kInputRecordSize);
-    if (here == digest) return middle;
-    if (here < digest) low = middle + 1;
-    else high = middle;
-  }
-  return std::nullopt;
+  return search(reinterpret_cast<const unsigned char*>(index_.data()) + inputs_at_, input_count_, kInputRecordSize,
+                digest);
 }
 
 LoadResult PackReader::load_input(const Digest128& digest) const {
