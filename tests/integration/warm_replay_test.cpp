@@ -220,6 +220,20 @@ TEST_F(WarmReplay, APackWithInputsIsWarmedIntoAnEmptyStoreAfterADriverUpgrade) {
 
   tool({"pack", "strip", pack.string(), "-o", stripped.string()});
   EXPECT_TRUE(tool({"pack", "ls", stripped.string()})["inputs"].empty());
+  // merge: the union of the records (the stripped pack adds none; the first pack's sidecar of a key
+  // is kept, so the full pack comes first); import: into the store, from
+  // where a plain `jitcache warm` rebuilds them.
+  const fs::path merged = packs / "merged.jcpack";
+  EXPECT_EQ(tool({"pack", "merge", pack.string(), stripped.string(), "-o", merged.string()})["input_records"], 2);
+  auto imported = user;
+  imported["JITCACHE_DIR"] = (tmp / "imported-cache").string();
+  RunOptions import_options;
+  import_options.env = base_env(imported);
+  import_options.unset = {"LD_PRELOAD"};
+  RunResult import = run({JITCACHE_TOOL, "pack", "import", merged.string(), "--json"}, import_options);
+  ASSERT_EQ(import.exit_code, 0) << import.err;
+  EXPECT_EQ(nlohmann::json::parse(import.out, nullptr, false)["inputs_imported"], 2) << import.out;
+  EXPECT_EQ(warm(imported)["built"], 2);
   RunOptions options;
   options.env = base_env(user);
   options.env["JITCACHE_DIR"] = (tmp / "stripped-cache").string();
