@@ -5,6 +5,7 @@
 #include "hashing/bounded_json.hpp"
 #include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
+#include "store/pack_sidecar.hpp"
 
 namespace jitcache {
 namespace {
@@ -204,13 +205,14 @@ LoadResult PackReader::load_input_record(const InputIndexRecord& record) const {
   return result;
 }
 
-LoadResult PackReader::load(const Digest128& key) const {
+LoadResult PackReader::load(const Digest128& key, bool whole_sidecar) const {
   std::optional<std::size_t> found = find(key);
   if (!found) return {};
-  return load_record(record(*found));  // its key is `key`: load_record checks the sidecar names it
+  // Its key is `key`: load_record checks that the sidecar names it.
+  return load_record(record(*found), /*full_check=*/false, whole_sidecar);
 }
 
-LoadResult PackReader::load_record(const IndexRecord& record, bool full_check) const {
+LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, bool whole_sidecar) const {
   const std::string key = record.key.hex();
   if (record.sidecar_offset < data_start_ || record.binary_offset < data_start_ ||
       record.sidecar_size > store_detail::kMaxSidecarBytes || record.binary_size > kMaxBinaryBytes ||
@@ -231,7 +233,11 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check) c
   if ((signer_ || full_check) && sha256(result.binary) != record.binary_sha256) {
     return corrupt("entry " + key + ": binary checksum mismatch");
   }
-  result.sidecar = parse_untrusted_json(sidecar_text, store_detail::kMaxSidecarBytes);
+  // Checked against the index's SHA-256 above, so what is left out of the parse is what the pack's
+  // writer wrote; a hit does not read it.
+  const std::optional<std::string> lighter =
+      whole_sidecar ? std::nullopt : without_top_level_value(sidecar_text, "components");
+  result.sidecar = parse_untrusted_json(lighter ? *lighter : sidecar_text, store_detail::kMaxSidecarBytes);
   if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
       number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||
       text_field(result.sidecar, store_detail::kChecksumField) != hex64(xxh3_64(result.binary))) {

@@ -44,15 +44,17 @@ class PackReader {
   const std::optional<pack::PublicKey>& signer() const { return signer_; }
 
   // hit (binary + sidecar), miss (not in the index), corrupt (refused: the reason says why) or
-  // error (the file could not be read).
-  LoadResult load(const Digest128& key) const;
+  // error (the file could not be read). The tier's lookup: the sidecar's `components` (the key's
+  // recorded inputs, which a hit does not use) are left out of the parse and read as null, unless
+  // `whole_sidecar` (store/pack_sidecar.hpp). Every check is made either way.
+  LoadResult load(const Digest128& key, bool whole_sidecar = false) const;
   // The index record of `i` (0 <= i < entry_count), in key order.
   pack::IndexRecord record(std::size_t i) const;
   // Reads and checks one entry by its record (what load() does after the index search). The
   // binary's SHA-256 is checked when the pack is signed (the signature vouches for those digests
   // only) or `full_check` asks; an unsigned pack's binary is checked against the XXH3-64 its
   // SHA-256-checked sidecar names, as the disk store checks its entries.
-  LoadResult load_record(const pack::IndexRecord& record, bool full_check = false) const;
+  LoadResult load_record(const pack::IndexRecord& record, bool full_check = false, bool whole_sidecar = true) const;
 
   // Recorded build inputs (the optional inputs table, docs/pack-format.md): how many records the
   // pack carries, the i-th row in digest order, and one record's bytes (in LoadResult::binary),

@@ -16,6 +16,7 @@
 #include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
 #include "store/pack_reader.hpp"
+#include "store/pack_sidecar.hpp"
 #include "store/pack_set.hpp"
 #include "store/pack_writer.hpp"
 
@@ -422,6 +423,50 @@ TEST_F(PackTest, AnInputsTableOutsideTheIndexRefusesThePack) {
   write(make_entries(2), "", make_inputs(2));
   flip_byte(pack, pack::kBlock + 72);  // the table's offset in the index header
   EXPECT_NE(refusal().find("inputs table out of bounds"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitcache
+
+namespace jitcache {
+namespace {
+
+TEST(PackSidecar, OnlyTheTopLevelValueIsLeftOutAndAnythingOddIsParsedWhole) {
+  using pack::without_top_level_value;
+  const std::string text =
+      R"({"answers":{"components":[1]},"components":{"input":{"text":"a \"}\" b","v":[1,{"x":2}]}},"key":"k"})";
+  const std::optional<std::string> light = without_top_level_value(text, "components");
+  ASSERT_TRUE(light);
+  const nlohmann::json parsed = nlohmann::json::parse(*light);
+  EXPECT_TRUE(parsed["components"].is_null());
+  EXPECT_EQ(parsed["answers"]["components"][0], 1);  // the same name deeper down is not touched
+  EXPECT_EQ(parsed["key"], "k");
+  EXPECT_TRUE(without_top_level_value(R"({ "components" : 5 , "key" : "k" })", "components"));
+  EXPECT_FALSE(without_top_level_value(R"({"key":"components"})", "components"));  // a value, not a key
+  EXPECT_FALSE(without_top_level_value(R"({"key":"k"})", "components"));
+  EXPECT_FALSE(without_top_level_value(R"({"components":{"open":[)", "components"));
+  EXPECT_FALSE(without_top_level_value(R"({"components":"unterminated)", "components"));
+  EXPECT_FALSE(without_top_level_value(R"([{"components":1}])", "components"));
+  EXPECT_FALSE(without_top_level_value("", "components"));
+}
+
+TEST_F(PackTest, AHitLeavesTheComponentsUnparsedAndTheToolsGetThemWhole) {
+  std::vector<PackEntry> entries = make_entries(2);
+  for (PackEntry& entry : entries) {
+    entry.sidecar["components"] = {{"input", {{"digest", "00"}, {"value", {{"text", "__kernel void k() {}"}}}}}};
+    entry.sidecar["answers"] = {{"kernels", {{"k", {{"attributes", ""}}}}}};
+  }
+  write(entries);
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  LoadResult hit = reader->load(entries[0].key);
+  ASSERT_EQ(hit.status, LoadStatus::hit) << hit.reason;
+  EXPECT_TRUE(hit.sidecar["components"].is_null());
+  EXPECT_EQ(hit.sidecar["answers"], entries[0].sidecar["answers"]);
+  EXPECT_EQ(hit.binary, entries[0].binary);
+  LoadResult whole = reader->load(entries[0].key, /*whole_sidecar=*/true);
+  EXPECT_EQ(whole.sidecar["components"], entries[0].sidecar["components"]);
+  EXPECT_EQ(reader->load_record(reader->record(0)).sidecar["components"].is_object(), true);
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ LoadResult RecordedInputSource::inputs(const Digest128& digest) const {
 LoadResult RecordedInputSource::entry(const Digest128& key) const {
   return first_hit(
       store_.get(), packs(), [&](DiskStore& store) { return store.load(key); },
-      [&](const PackReader& pack) { return pack.load(key); });
+      [&](const PackReader& pack) { return pack.load(key, /*whole_sidecar=*/true); });
 }
 
 std::string join_pack_paths(const std::vector<std::string>& paths, const std::string& more) {
