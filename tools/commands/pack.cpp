@@ -215,7 +215,7 @@ int create(PackOptions options) {
                       {{"skipped_unreadable", skipped}, {"input_records", record_count}, {"inputs_missing", inputs_missing}});
 }
 
-// "3 recorded inputs (12.0 KiB): `jitcache warm --pack` can rebuild them", or why there are none.
+// "3 recorded inputs (12.0 KiB)", or why there are none (and what that means for `warm --pack`).
 std::string inputs_summary(const PackReader& pack) {
   if (pack.input_count() == 0) {
     return "no recorded inputs (stripped, or made from a store without them): `jitcache warm --pack` cannot rebuild its programs";

@@ -1,7 +1,8 @@
-// jitcache warm [--device S] [--app S] [--used-within D] [--key PREFIX]... [-j N] [--json]:
+// jitcache warm [--pack P]... [--device S] [--app S] [--used-within D] [--key PREFIX]... [-j N] [--json]:
 // rebuilds the recorded programs (store_inputs) for this machine's drivers now, one `jitcache
 // replay` child per program and device (tools/lib/replay_jobs.hpp), so that the next run of the
-// apps is all hits: after a driver upgrade, on a new machine, in a fresh container.
+// apps is all hits: after a driver upgrade, on a new machine, in a fresh container. --pack: the
+// programs of a pack, from the recorded inputs it carries (tools/lib/recorded_input_source.hpp).
 #include <cstdio>
 #include <map>
 #include <memory>
