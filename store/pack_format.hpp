@@ -21,11 +21,13 @@ inline constexpr char kIndexMagic[8] = {'J', 'C', 'P', 'A', 'C', 'K', 'I', 'X'};
 inline constexpr std::size_t kIndexHeaderSize = 96;
 inline constexpr std::size_t kRecordSize = 112;
 inline constexpr std::size_t kSignatureSlot = kBlock;  // the signature member's data, exactly one block
+inline constexpr std::size_t kInputRecordSize = 64;     // one row of the inputs table
 
 inline constexpr const char* kIndexMember = "jitcache-pack/index";
 inline constexpr const char* kSignatureMember = "jitcache-pack/signature";
 inline constexpr const char* kManifestMember = "jitcache-pack/manifest.json";
 inline constexpr const char* kEntriesFolder = "entries/";
+inline constexpr const char* kInputsFolder = "inputs/";
 
 using Sha256 = std::array<unsigned char, 32>;
 
@@ -38,7 +40,9 @@ struct IndexHeader {
   std::uint64_t manifest_offset = 0;  // file offsets of the manifest member's data
   std::uint64_t manifest_size = 0;
   Sha256 manifest_sha256{};
-  std::uint64_t inputs_offset = 0;  // optional "inputs" section (recorded build inputs): 0 = none
+  // The optional inputs table (recorded build inputs): file offset and size of its rows, which
+  // follow the entry records inside the index member (so the signature covers them); 0 = none.
+  std::uint64_t inputs_offset = 0;
   std::uint64_t inputs_size = 0;
 };
 
@@ -53,11 +57,22 @@ struct IndexRecord {
   Sha256 sidecar_sha256{};
 };
 
+// One row of the inputs table, kInputRecordSize bytes, sorted by digest, unique: a recorded-inputs
+// record (hashing/recorded_inputs.hpp) stored as member inputs/<digest>.rec.
+struct InputIndexRecord {
+  Digest128 digest;  // XXH3-128 of the record's bytes: its name in a store (inputs/<dd>/<digest>.rec)
+  std::uint64_t offset = 0;  // file offset of the member's data
+  std::uint64_t size = 0;
+  Sha256 sha256{};
+};
+
 std::string encode_header(const IndexHeader& header);
 std::string encode_record(const IndexRecord& record);
 // Decoders read exactly the documented bytes; callers check the sizes first.
 std::optional<IndexHeader> decode_header(std::string_view bytes);  // nullopt: bad magic
 IndexRecord decode_record(const unsigned char* bytes);
+std::string encode_input_record(const InputIndexRecord& record);
+InputIndexRecord decode_input_record(const unsigned char* bytes);
 Digest128 decode_key(const unsigned char* bytes);
 
 // A ustar member header: name and data size, or nullopt when the block is not a valid one
@@ -77,6 +92,7 @@ inline std::uint64_t signature_data_offset(std::uint64_t index_size) {
 }
 
 std::string entry_member(const Digest128& key, bool binary);  // entries/<key>.bin / .json
+std::string input_member(const Digest128& digest);              // inputs/<digest>.rec
 
 Sha256 sha256(std::string_view bytes);
 std::string hex(const Sha256& digest);

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "hashing/bounded_json.hpp"
+#include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
+#include "store/pack_sidecar.hpp"
 
 namespace jitcache {
 namespace {
@@ -53,6 +55,20 @@ std::optional<std::uint64_t> number_field(const nlohmann::json& object, const ch
   return it->get<std::uint64_t>();
 }
 
+// Binary search of `count` rows of `stride` bytes that start with a big-endian 128-bit name, sorted.
+std::optional<std::size_t> search(const unsigned char* rows, std::size_t count, std::size_t stride,
+                                  const Digest128& wanted) {
+  std::size_t low = 0, high = count;
+  while (low < high) {
+    const std::size_t middle = low + (high - low) / 2;
+    const Digest128 here = decode_key(rows + middle * stride);
+    if (here == wanted) return middle;
+    if (here < wanted) low = middle + 1;
+    else high = middle;
+  }
+  return std::nullopt;
+}
+
 bool read_exact(const fileops::File& file, std::uint64_t offset, std::uint64_t size, std::string* out) {
   return !file.read_at(offset, static_cast<std::size_t>(size), out) && out->size() == size;
 }
@@ -96,6 +112,16 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
     return fail("index header out of bounds");
   }
   reader->header_ = *header;
+  // The inputs table: rows right after the entry records, inside the index (so signed with it).
+  const std::uint64_t records_end = header->header_size + std::uint64_t{header->entry_count} * header->record_size;
+  if (header->inputs_offset != 0 || header->inputs_size != 0) {
+    if (header->inputs_offset != kBlock + records_end || header->inputs_size % kInputRecordSize != 0 ||
+        header->inputs_size > index_size - records_end) {
+      return fail("inputs table out of bounds");
+    }
+    reader->inputs_at_ = static_cast<std::size_t>(records_end);
+    reader->input_count_ = static_cast<std::size_t>(header->inputs_size / kInputRecordSize);
+  }
 
   // Signature: verified whenever present; required when the consumer lists trusted keys.
   const std::uint64_t slot_header = signature_header_offset(index_size);
@@ -142,29 +168,51 @@ IndexRecord PackReader::record(std::size_t i) const {
 }
 
 std::optional<std::size_t> PackReader::find(const Digest128& key) const {
-  const auto* records = reinterpret_cast<const unsigned char*>(index_.data()) + header_.header_size;
-  std::size_t low = 0, high = header_.entry_count;
-  while (low < high) {
-    const std::size_t middle = low + (high - low) / 2;
-    const Digest128 here = decode_key(records + middle * header_.record_size);
-    if (here == key) return middle;
-    if (here < key) low = middle + 1;
-    else high = middle;
-  }
-  return std::nullopt;
+  return search(reinterpret_cast<const unsigned char*>(index_.data()) + header_.header_size, header_.entry_count,
+                header_.record_size, key);
 }
 
-LoadResult PackReader::load(const Digest128& key) const {
-  std::optional<std::size_t> found = find(key);
-  if (!found) return {};
-  LoadResult result = load_record(record(*found));
-  if (result.status == LoadStatus::hit && text_field(result.sidecar, store_detail::kKeyField) != key.hex()) {
-    return corrupt("sidecar names another key");
+InputIndexRecord PackReader::input_record(std::size_t i) const {
+  return decode_input_record(reinterpret_cast<const unsigned char*>(index_.data()) + inputs_at_ + i * kInputRecordSize);
+}
+
+std::optional<std::size_t> PackReader::find_input(const Digest128& digest) const {
+  return search(reinterpret_cast<const unsigned char*>(index_.data()) + inputs_at_, input_count_, kInputRecordSize,
+                digest);
+}
+
+LoadResult PackReader::load_input(const Digest128& digest) const {
+  std::optional<std::size_t> found = find_input(digest);
+  return found ? load_input_record(input_record(*found)) : LoadResult{};
+}
+
+LoadResult PackReader::load_input_record(const InputIndexRecord& record) const {
+  const std::string name = "inputs record " + record.digest.hex();
+  if (record.offset < data_start_ || record.size > kMaxRecordedInputsBytes ||
+      !within(record.offset, record.size, file_size_)) {
+    return corrupt(name + ": offsets out of bounds");
   }
+  LoadResult result;
+  if (!read_exact(file_, record.offset, record.size, &result.binary)) {
+    result.status = LoadStatus::error;
+    result.reason = name + ": read failed";
+    result.binary.clear();
+    return result;
+  }
+  if (sha256(result.binary) != record.sha256) return corrupt(name + ": checksum mismatch");
+  if (xxh3_128(result.binary) != record.digest) return corrupt(name + ": does not match its name");
+  result.status = LoadStatus::hit;
   return result;
 }
 
-LoadResult PackReader::load_record(const IndexRecord& record, bool full_check) const {
+LoadResult PackReader::load(const Digest128& key, bool whole_sidecar) const {
+  std::optional<std::size_t> found = find(key);
+  if (!found) return {};
+  // Its key is `key`: load_record checks that the sidecar names it.
+  return load_record(record(*found), /*full_check=*/false, whole_sidecar);
+}
+
+LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, bool whole_sidecar) const {
   const std::string key = record.key.hex();
   if (record.sidecar_offset < data_start_ || record.binary_offset < data_start_ ||
       record.sidecar_size > store_detail::kMaxSidecarBytes || record.binary_size > kMaxBinaryBytes ||
@@ -185,7 +233,11 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check) c
   if ((signer_ || full_check) && sha256(result.binary) != record.binary_sha256) {
     return corrupt("entry " + key + ": binary checksum mismatch");
   }
-  result.sidecar = parse_untrusted_json(sidecar_text, store_detail::kMaxSidecarBytes);
+  // Checked against the index's SHA-256 above, so what is left out of the parse is what the pack's
+  // writer wrote; a hit does not read it.
+  const std::optional<std::string> lighter =
+      whole_sidecar ? std::nullopt : without_top_level_value(sidecar_text, "components");
+  result.sidecar = parse_untrusted_json(lighter ? *lighter : sidecar_text, store_detail::kMaxSidecarBytes);
   if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
       number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||
       text_field(result.sidecar, store_detail::kChecksumField) != hex64(xxh3_64(result.binary))) {

@@ -44,26 +44,40 @@ class PackReader {
   const std::optional<pack::PublicKey>& signer() const { return signer_; }
 
   // hit (binary + sidecar), miss (not in the index), corrupt (refused: the reason says why) or
-  // error (the file could not be read).
-  LoadResult load(const Digest128& key) const;
+  // error (the file could not be read). The tier's lookup: the sidecar's `components` (the key's
+  // recorded inputs, which a hit does not use) are left out of the parse and read as null, unless
+  // `whole_sidecar` (store/pack_sidecar.hpp). Every check is made either way.
+  LoadResult load(const Digest128& key, bool whole_sidecar = false) const;
   // The index record of `i` (0 <= i < entry_count), in key order.
   pack::IndexRecord record(std::size_t i) const;
   // Reads and checks one entry by its record (what load() does after the index search). The
   // binary's SHA-256 is checked when the pack is signed (the signature vouches for those digests
   // only) or `full_check` asks; an unsigned pack's binary is checked against the XXH3-64 its
   // SHA-256-checked sidecar names, as the disk store checks its entries.
-  LoadResult load_record(const pack::IndexRecord& record, bool full_check = false) const;
+  LoadResult load_record(const pack::IndexRecord& record, bool full_check = false, bool whole_sidecar = true) const;
+
+  // Recorded build inputs (the optional inputs table, docs/pack-format.md): how many records the
+  // pack carries, the i-th row in digest order, and one record's bytes (in LoadResult::binary),
+  // checked against its SHA-256 in the index and against its name (XXH3-128), within the cap of
+  // a store's records. hit, miss (not in this pack), corrupt or error, as load().
+  std::size_t input_count() const { return input_count_; }
+  pack::InputIndexRecord input_record(std::size_t i) const;
+  LoadResult load_input(const Digest128& digest) const;
+  LoadResult load_input_record(const pack::InputIndexRecord& record) const;
 
  private:
   PackReader() = default;
   std::optional<std::size_t> find(const Digest128& key) const;
+  std::optional<std::size_t> find_input(const Digest128& digest) const;
 
   std::filesystem::path path_;
   fileops::File file_;
   std::uint64_t file_size_ = 0;
   std::uint64_t data_start_ = 0;  // entries begin after the manifest
   pack::IndexHeader header_;
-  std::string index_;  // the index member's data: header then records
+  std::string index_;  // the index member's data: header, entry records, input rows
+  std::size_t input_count_ = 0;
+  std::size_t inputs_at_ = 0;  // where the input rows start in index_
   nlohmann::json manifest_;
   std::optional<pack::PublicKey> signer_;
 };

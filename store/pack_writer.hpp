@@ -22,6 +22,12 @@ struct PackEntry {
   std::string binary;
 };
 
+// A recorded-inputs record (hashing/recorded_inputs.hpp) the entries' sidecars name ("inputs").
+struct PackInput {
+  Digest128 digest;  // XXH3-128 of `bytes`
+  std::string bytes;
+};
+
 struct PackWriteOptions {
   std::string producer;         // e.g. "jitcache 0.4.0 pack create"
   std::string signing_key_pem;  // empty: unsigned
@@ -32,10 +38,16 @@ struct PackWriteOptions {
 // What the manifest says of these entries: counts, bytes, devices, compiler identities, APIs.
 nlohmann::json describe_entries(const std::vector<PackEntry>& entries);
 
-// Entries must have unique keys (any order). Returns false + `error` on failure; nothing is left
-// at `path` then (an existing file there is untouched).
-bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries, const PackWriteOptions& options,
-                std::string* error);
+// Entries must have unique keys, inputs unique digests (any order). Returns false + `error` on
+// failure; nothing is left at `path` then (an existing file there is untouched). Every member is
+// hashed as it is written (one pass over the bytes); the index, written first with room for the
+// digests, is filled in at the end.
+bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries, std::vector<PackInput> inputs,
+                const PackWriteOptions& options, std::string* error);
+inline bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries,
+                       const PackWriteOptions& options, std::string* error) {
+  return write_pack(path, std::move(entries), {}, options, error);
+}
 
 // Rewrites `path` with its signature slot holding a signature by `signing_key_pem` (same bytes
 // otherwise). The pack is checked first: a damaged pack is not signed.

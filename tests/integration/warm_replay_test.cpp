@@ -154,6 +154,77 @@ TEST_F(WarmReplay, PyOpenClProgramsAreWarmedToo) {
   EXPECT_EQ(after.verdicts["hit"], 2) << after.result.err;
 }
 
+// A vendor's pack that carries its recorded inputs, on a machine whose driver is not the one its
+// binaries were built by: `jitcache warm --pack` rebuilds its programs into an empty store and the
+// app is all hits. A stripped pack carries no inputs, and warm says so and fails.
+TEST_F(WarmReplay, APackWithInputsIsWarmedIntoAnEmptyStoreAfterADriverUpgrade) {
+  CachedRun first = run_app(example());
+  expect_success(first.result);
+  ASSERT_EQ(first.verdicts["miss"], 2);
+  auto tool = [&](std::vector<std::string> args, int expected_exit = 0) {
+    RunOptions options;
+    options.env = base_env();
+    options.unset = {"LD_PRELOAD", "JITCACHE_PACKS"};
+    args.insert(args.begin(), JITCACHE_TOOL);
+    args.push_back("--json");
+    RunResult result = run(args, options);
+    EXPECT_EQ(result.exit_code, expected_exit) << result.out << result.err;
+    return nlohmann::json::parse(result.out, nullptr, false);
+  };
+  const fs::path packs = tmp / "packs";  // a folder of its own: packs in /tmp itself are refused
+  fs::create_directories(packs);
+  const fs::path pack = packs / "app.jcpack", stripped = packs / "stripped.jcpack";
+  EXPECT_EQ(tool({"pack", "create", "-o", pack.string()})["input_records"], 2);
+  EXPECT_EQ(tool({"pack", "ls", pack.string()})["inputs"].size(), 2u);
+  const nlohmann::json verified = tool({"pack", "verify", pack.string()})["packs"][0];
+  EXPECT_EQ(verified["ok"], true) << verified.dump(2);
+  EXPECT_EQ(verified["input_records"], 2);
+  EXPECT_EQ(verified["inputs_missing"], 0);
+
+  // The user's machine: nothing in its store, and a driver the pack's binaries do not match.
+  auto user = upgraded_driver();
+  user["JITCACHE_DIR"] = (tmp / "user-cache").string();
+  CachedRun stale = run_app(example(), {{"JITCACHE_DIR", (tmp / "probe-cache").string()},
+                                        {"JITCACHE_PACKS", pack.string()},
+                                        {"OCL_ICD_VENDORS", user["OCL_ICD_VENDORS"]}});
+  EXPECT_EQ(stale.verdicts["miss"], 2) << "the pack's binaries must not match the upgraded driver";
+  nlohmann::json report = warm(user, {"--pack", pack.string()});
+  EXPECT_EQ(report["programs"], 2) << report.dump(2);
+  EXPECT_EQ(report["built"], 2) << report.dump(2);
+  EXPECT_EQ(report["failed"], 0) << report.dump(2);
+  CachedRun after = run_app(example(), user);
+  expect_success(after.result);
+  EXPECT_EQ(after.result.out, first.result.out);
+  EXPECT_EQ(after.verdicts["hit"], 2) << after.result.err;
+  EXPECT_EQ(after.traces.size(), 2u);
+
+  tool({"pack", "strip", pack.string(), "-o", stripped.string()});
+  EXPECT_TRUE(tool({"pack", "ls", stripped.string()})["inputs"].empty());
+  // merge: the union of the records (the stripped pack adds none; the first pack's sidecar of a key
+  // is kept, so the full pack comes first); import: into the store, from
+  // where a plain `jitcache warm` rebuilds them.
+  const fs::path merged = packs / "merged.jcpack";
+  EXPECT_EQ(tool({"pack", "merge", pack.string(), stripped.string(), "-o", merged.string()})["input_records"], 2);
+  auto imported = user;
+  imported["JITCACHE_DIR"] = (tmp / "imported-cache").string();
+  RunOptions import_options;
+  import_options.env = base_env(imported);
+  import_options.unset = {"LD_PRELOAD"};
+  RunResult import = run({JITCACHE_TOOL, "pack", "import", merged.string(), "--json"}, import_options);
+  ASSERT_EQ(import.exit_code, 0) << import.err;
+  EXPECT_EQ(nlohmann::json::parse(import.out, nullptr, false)["inputs_imported"], 2) << import.out;
+  EXPECT_EQ(warm(imported)["built"], 2);
+  RunOptions options;
+  options.env = base_env(user);
+  options.env["JITCACHE_DIR"] = (tmp / "stripped-cache").string();
+  options.unset = {"LD_PRELOAD"};
+  RunResult refused = run({JITCACHE_TOOL, "warm", "--pack", stripped.string()}, options);
+  EXPECT_EQ(refused.exit_code, 1) << refused.out << refused.err;
+  EXPECT_NE(refused.out.find(stripped.string() + " carries no recorded inputs"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("0 recorded program(s)"), std::string::npos) << refused.out;
+  EXPECT_NE(refused.out.find("2 entries or records not replayable"), std::string::npos) << refused.out;
+}
+
 }  // namespace
 }  // namespace jitcache::testing
 

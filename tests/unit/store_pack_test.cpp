@@ -13,8 +13,10 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
 #include "store/pack_reader.hpp"
+#include "store/pack_sidecar.hpp"
 #include "store/pack_set.hpp"
 #include "store/pack_writer.hpp"
 
@@ -40,6 +42,23 @@ PackEntry make_entry(int i) {
                    {"kernel_names", {"kernel_" + std::to_string(i)}}};
   store_detail::add_integrity_fields(&entry.sidecar, entry.key.hex(), entry.binary);
   return entry;
+}
+
+// A real recorded-inputs record, as a store keeps it (named by its XXH3-128).
+PackInput make_input(int i) {
+  RecordedInputs inputs;
+  inputs.input = "__kernel void k" + std::to_string(i) + "(__global int* out) { out[0] = " + std::to_string(i) + "; }";
+  inputs.options = "-cl-fast-relaxed-math";
+  PackInput record;
+  record.bytes = encode_recorded_inputs(inputs);
+  record.digest = xxh3_128(record.bytes);
+  return record;
+}
+
+std::vector<PackInput> make_inputs(int count) {
+  std::vector<PackInput> inputs;
+  for (int i = 0; i < count; ++i) inputs.push_back(make_input(i));
+  return inputs;
 }
 
 std::vector<PackEntry> make_entries(int count) {
@@ -81,12 +100,12 @@ class PackTest : public ::testing::Test {
   TempFolder folder;
   fs::path pack = folder.path / "app.jcpack";
 
-  void write(std::vector<PackEntry> entries, const std::string& signing_key = "") {
+  void write(std::vector<PackEntry> entries, const std::string& signing_key = "", std::vector<PackInput> inputs = {}) {
     PackWriteOptions options;
     options.producer = "store_pack_test";
     options.signing_key_pem = signing_key;
     std::string error;
-    ASSERT_TRUE(write_pack(pack, std::move(entries), options, &error)) << error;
+    ASSERT_TRUE(write_pack(pack, std::move(entries), std::move(inputs), options, &error)) << error;
   }
   std::unique_ptr<PackReader> open(const PackTrust& trust = {}) {
     std::string error;
@@ -206,7 +225,7 @@ TEST_F(PackTest, TruncatedOrForeignFilesAreRefusedNotCrashed) {
 TEST_F(PackTest, NoSingleByteChangeServesAWrongBinary) {
   auto [private_pem, public_pem] = make_key_pair();
   for (const std::string& key : {std::string(), private_pem}) {
-    write(make_entries(3), key);
+    write(make_entries(3), key, make_inputs(2));
     const std::string original = [&] {
       std::ifstream in(pack, std::ios::binary);
       return std::string((std::istreambuf_iterator<char>(in)), {});
@@ -226,6 +245,13 @@ TEST_F(PackTest, NoSingleByteChangeServesAWrongBinary) {
         if (loaded.status == LoadStatus::hit) {
           ASSERT_EQ(loaded.binary, expected.binary) << "byte " << at;
           ++served;
+        }
+      }
+      for (int i = 0; reader && i < 2; ++i) {
+        const PackInput expected = make_input(i);
+        LoadResult loaded = reader->load_input(expected.digest);
+        if (loaded.status == LoadStatus::hit) {
+          ASSERT_EQ(loaded.binary, expected.bytes) << "byte " << at;
         }
       }
       ASSERT_EQ(::pwrite(fd, &original[at], 1, static_cast<off_t>(at)), 1);
@@ -326,6 +352,121 @@ TEST_F(PackTest, FolderOfPacksIsAskedInNameOrderAndRefusedEntriesFallThrough) {
   EXPECT_EQ(found.pack, packs / "b.jcpack");
   set->refuse(make_entry(1).key);
   EXPECT_EQ(set->load(make_entry(1).key).result.status, LoadStatus::miss);
+}
+
+}  // namespace
+}  // namespace jitcache
+
+namespace jitcache {
+namespace {
+
+TEST_F(PackTest, InputsAreCarriedOncePerDigestAndFoundByIt) {
+  write(make_entries(3), "", make_inputs(3));
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->input_count(), 3u);
+  EXPECT_EQ(reader->manifest().value("inputs", false), true);
+  EXPECT_EQ(reader->manifest().value("input_records", 0), 3);
+  for (int i = 0; i < 3; ++i) {
+    const PackInput expected = make_input(i);
+    LoadResult loaded = reader->load_input(expected.digest);
+    ASSERT_EQ(loaded.status, LoadStatus::hit) << loaded.reason;
+    EXPECT_EQ(loaded.binary, expected.bytes);
+    std::string why;
+    EXPECT_TRUE(decode_recorded_inputs(loaded.binary, &why)) << why;
+  }
+  EXPECT_EQ(reader->load_input(xxh3_128("no such record")).status, LoadStatus::miss);
+  EXPECT_EQ(reader->load(make_entry(1).key).status, LoadStatus::hit);  // entries unchanged by the table
+  const std::string listing = "tar tf " + pack.string() + " | grep -c '^inputs/.*\\.rec$' > " + (folder.path / "n").string();
+  ASSERT_EQ(std::system(listing.c_str()), 0);
+  std::ifstream in(folder.path / "n");
+  int members = 0;
+  in >> members;
+  EXPECT_EQ(members, 3);
+
+  std::string error;  // the same record twice, or one that is not what its digest says, is not written
+  std::vector<PackInput> twice = {make_input(0), make_input(0)};
+  EXPECT_FALSE(write_pack(folder.path / "twice.jcpack", {}, twice, {}, &error));
+  PackInput lying = make_input(1);
+  lying.digest = make_input(2).digest;
+  EXPECT_FALSE(write_pack(folder.path / "lying.jcpack", {}, {lying}, {}, &error));
+}
+
+TEST_F(PackTest, ADamagedInputsRecordIsRefusedAloneAndTheRestServe) {
+  write(make_entries(2), "", make_inputs(3));
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  const pack::InputIndexRecord damaged = reader->input_record(1);
+  reader.reset();
+  flip_byte(pack, damaged.offset + 3);
+  reader = open();
+  ASSERT_TRUE(reader);
+  LoadResult loaded = reader->load_input(damaged.digest);
+  EXPECT_EQ(loaded.status, LoadStatus::corrupt);
+  EXPECT_NE(loaded.reason.find("checksum mismatch"), std::string::npos) << loaded.reason;
+  int served = 0;
+  for (int i = 0; i < 3; ++i) served += reader->load_input(make_input(i).digest).status == LoadStatus::hit;
+  EXPECT_EQ(served, 2);
+  EXPECT_EQ(reader->load(make_entry(0).key).status, LoadStatus::hit);
+}
+
+TEST_F(PackTest, TheSignatureCoversTheInputsTable) {
+  auto [private_pem, public_pem] = make_key_pair();
+  write(make_entries(2), private_pem, make_inputs(2));
+  ASSERT_TRUE(open());
+  // The second row's SHA-256: inside the index member, after the header and the entry records.
+  flip_byte(pack, pack::kBlock + pack::kIndexHeaderSize + 2 * pack::kRecordSize + pack::kInputRecordSize + 40);
+  EXPECT_NE(refusal().find("signature does not verify"), std::string::npos);
+}
+
+TEST_F(PackTest, AnInputsTableOutsideTheIndexRefusesThePack) {
+  write(make_entries(2), "", make_inputs(2));
+  flip_byte(pack, pack::kBlock + 72);  // the table's offset in the index header
+  EXPECT_NE(refusal().find("inputs table out of bounds"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitcache
+
+namespace jitcache {
+namespace {
+
+TEST(PackSidecar, OnlyTheTopLevelValueIsLeftOutAndAnythingOddIsParsedWhole) {
+  using pack::without_top_level_value;
+  const std::string text =
+      R"({"answers":{"components":[1]},"components":{"input":{"text":"a \"}\" b","v":[1,{"x":2}]}},"key":"k"})";
+  const std::optional<std::string> light = without_top_level_value(text, "components");
+  ASSERT_TRUE(light);
+  const nlohmann::json parsed = nlohmann::json::parse(*light);
+  EXPECT_TRUE(parsed["components"].is_null());
+  EXPECT_EQ(parsed["answers"]["components"][0], 1);  // the same name deeper down is not touched
+  EXPECT_EQ(parsed["key"], "k");
+  EXPECT_TRUE(without_top_level_value(R"({ "components" : 5 , "key" : "k" })", "components"));
+  EXPECT_FALSE(without_top_level_value(R"({"key":"components"})", "components"));  // a value, not a key
+  EXPECT_FALSE(without_top_level_value(R"({"key":"k"})", "components"));
+  EXPECT_FALSE(without_top_level_value(R"({"components":{"open":[)", "components"));
+  EXPECT_FALSE(without_top_level_value(R"({"components":"unterminated)", "components"));
+  EXPECT_FALSE(without_top_level_value(R"([{"components":1}])", "components"));
+  EXPECT_FALSE(without_top_level_value("", "components"));
+}
+
+TEST_F(PackTest, AHitLeavesTheComponentsUnparsedAndTheToolsGetThemWhole) {
+  std::vector<PackEntry> entries = make_entries(2);
+  for (PackEntry& entry : entries) {
+    entry.sidecar["components"] = {{"input", {{"digest", "00"}, {"value", {{"text", "__kernel void k() {}"}}}}}};
+    entry.sidecar["answers"] = {{"kernels", {{"k", {{"attributes", ""}}}}}};
+  }
+  write(entries);
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  LoadResult hit = reader->load(entries[0].key);
+  ASSERT_EQ(hit.status, LoadStatus::hit) << hit.reason;
+  EXPECT_TRUE(hit.sidecar["components"].is_null());
+  EXPECT_EQ(hit.sidecar["answers"], entries[0].sidecar["answers"]);
+  EXPECT_EQ(hit.binary, entries[0].binary);
+  LoadResult whole = reader->load(entries[0].key, /*whole_sidecar=*/true);
+  EXPECT_EQ(whole.sidecar["components"], entries[0].sidecar["components"]);
+  EXPECT_EQ(reader->load_record(reader->record(0)).sidecar["components"].is_object(), true);
 }
 
 }  // namespace

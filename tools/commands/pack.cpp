@@ -8,8 +8,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "core/settings.hpp"
+#include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
 #include "store/pack_reader.hpp"
 #include "store/pack_set.hpp"
@@ -65,12 +67,15 @@ std::unique_ptr<PackReader> open_pack(const std::string& path, std::string* erro
   return PackReader::open(path, trust, error);
 }
 
+using UseEntry = std::function<void(const std::string& path, const pack::IndexRecord&, LoadResult&)>;
+using UseInput = std::function<void(const std::string& path, const pack::InputIndexRecord&, LoadResult&)>;
+
 // Every entry of `packs` that passes the full check (SHA-256 of sidecar and binary), in index
-// order, for import and merge; a refused entry is left out with a warning and counted. False
-// with `error` set when a pack cannot be opened.
+// order, then every recorded-inputs record that passes its check (SHA-256, its name), for import
+// and merge; a refused one is left out with a warning and counted. False with `error` set when a
+// pack cannot be opened.
 bool for_each_checked_entry(const std::vector<std::string>& packs, const std::string& activity, std::size_t* refused,
-                            const std::function<void(const std::string& path, const pack::IndexRecord&, LoadResult&)>& use,
-                            std::string* error) {
+                            const UseEntry& use, const UseInput& use_input, std::string* error) {
   for (const std::string& path : packs) {
     std::unique_ptr<PackReader> pack = open_pack(path, error);
     if (!pack) return false;
@@ -86,8 +91,25 @@ bool for_each_checked_entry(const std::vector<std::string>& packs, const std::st
       }
       use(path, record, loaded);
     }
+    for (std::size_t i = 0; use_input && i < pack->input_count(); ++i) {
+      const pack::InputIndexRecord row = pack->input_record(i);
+      LoadResult loaded = pack->load_input_record(row);
+      if (loaded.status != LoadStatus::hit) {
+        ++*refused;
+        std::fprintf(stderr, "jitcache: warning: %s: inputs record left out: %s\n", path.c_str(), loaded.reason.c_str());
+        continue;
+      }
+      use_input(path, row, loaded);
+    }
   }
   return true;
+}
+
+// The recorded-inputs record a sidecar names ("inputs"), if any.
+std::optional<Digest128> named_inputs(const nlohmann::json& sidecar) {
+  auto it = sidecar.find("inputs");
+  if (it == sidecar.end() || !it->is_string()) return std::nullopt;
+  return Digest128::from_hex(it->get_ref<const std::string&>());
 }
 
 std::string read_key_file(const std::string& path) {
@@ -130,8 +152,10 @@ int finish_write(const PackOptions& options, const std::vector<PackEntry>& /*unu
   if (options.json) {
     print_json(out);
   } else {
-    std::printf("Wrote %s: %zu entries, %s%s\n", options.output.c_str(), count,
-                format_size(out["bytes"].get<std::uint64_t>()).c_str(), options.sign_key.empty() ? "" : ", signed");
+    const std::size_t records = out.value("input_records", std::size_t{0});
+    std::printf("Wrote %s: %zu entries, %zu recorded input%s, %s%s\n", options.output.c_str(), count, records,
+                records == 1 ? "" : "s", format_size(out["bytes"].get<std::uint64_t>()).c_str(),
+                options.sign_key.empty() ? "" : ", signed");
   }
   return 0;
 }
@@ -156,7 +180,9 @@ int create(PackOptions options) {
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
   if (!store) return report_error(error);
   std::vector<PackEntry> entries;
-  std::size_t skipped = 0;
+  std::map<Digest128, std::string> inputs;  // the records the entries name, once each
+  std::size_t skipped = 0, inputs_missing = 0;
+  const bool with_inputs = !options.strip && !options.obfuscate;
   {
     Progress progress("reading");
     const std::vector<EntryInfo> listed = store->list();
@@ -168,16 +194,36 @@ int create(PackOptions options) {
         ++skipped;
         continue;
       }
+      if (std::optional<Digest128> digest = named_inputs(loaded.sidecar); digest && with_inputs && !inputs.count(*digest)) {
+        LoadResult record = store->load_inputs(*digest);  // checked against its name
+        if (record.status == LoadStatus::hit) inputs.emplace(*digest, std::move(record.binary));
+        else ++inputs_missing;
+      }
       transform(options, &loaded.sidecar);
       entries.push_back({listed[i].key, std::move(loaded.sidecar), std::move(loaded.binary)});
     }
   }
   const std::size_t count = entries.size();
+  std::vector<PackInput> records;
+  for (auto& [digest, bytes] : inputs) records.push_back({digest, std::move(bytes)});
+  const std::size_t record_count = records.size();
   Progress progress("writing");
   PackWriteOptions write = write_options(options, "create");
   write.progress = std::ref(progress);
-  if (!write_pack(options.output, std::move(entries), write, &error)) return report_error(error);
-  return finish_write(options, {}, count, {{"skipped_unreadable", skipped}});
+  if (!write_pack(options.output, std::move(entries), std::move(records), write, &error)) return report_error(error);
+  return finish_write(options, {}, count,
+                      {{"skipped_unreadable", skipped}, {"input_records", record_count}, {"inputs_missing", inputs_missing}});
+}
+
+// "3 recorded inputs (12.0 KiB)", or why there are none (and what that means for `warm --pack`).
+std::string inputs_summary(const PackReader& pack) {
+  if (pack.input_count() == 0) {
+    return "no recorded inputs (stripped, or made from a store without them): `jitcache warm --pack` cannot rebuild its programs";
+  }
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < pack.input_count(); ++i) bytes += pack.input_record(i).size;
+  return std::to_string(pack.input_count()) + " recorded input" + (pack.input_count() == 1 ? "" : "s") + " (" +
+         format_size(bytes) + ")";
 }
 
 nlohmann::json signature_json(const PackReader& pack) {
@@ -203,19 +249,26 @@ int list(const PackOptions& options) {
     }
     const nlohmann::json& sidecar = loaded.sidecar;
     const std::string device = sidecar.value("device", std::string("?"));
+    const std::optional<Digest128> inputs = named_inputs(sidecar);
     list.push_back({{"key", record.key.hex()}, {"binary_size", record.binary_size}, {"label", label_of(sidecar)},
                     {"api", sidecar.value("api", "")}, {"kind", sidecar.value("kind", "")}, {"device", device},
-                    {"kernel_names", sidecar.value("kernel_names", nlohmann::json::array())}});
+                    {"kernel_names", sidecar.value("kernel_names", nlohmann::json::array())},
+                    {"inputs", inputs ? inputs->hex() : ""}});
     table.add({record.key.hex(), format_size(record.binary_size), label_of(sidecar), entry_kind(sidecar),
                device.size() > 32 ? device.substr(0, 30) + ".." : device, entry_kernels(sidecar)});
   }
+  nlohmann::json inputs = nlohmann::json::array();
+  for (std::size_t i = 0; i < pack->input_count(); ++i) {
+    const pack::InputIndexRecord row = pack->input_record(i);
+    inputs.push_back({{"digest", row.digest.hex()}, {"size", row.size}});
+  }
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"pack", pack->path().string()}, {"entries", list},
-                {"refused", refused}});
+                {"refused", refused}, {"inputs", inputs}});
   } else {
     std::fputs(table.render().c_str(), stdout);
-    std::printf("%zu entries%s\n", pack->entry_count(),
-                refused ? (", " + std::to_string(refused) + " refused").c_str() : "");
+    std::printf("%zu entries%s, %s\n", pack->entry_count(),
+                refused ? (", " + std::to_string(refused) + " refused").c_str() : "", inputs_summary(*pack).c_str());
   }
   return 0;
 }
@@ -242,6 +295,7 @@ int show(const PackOptions& options) {
                         {"entries", pack->entry_count()},
                         {"bytes", pack->file_size()},
                         {"signature", signature_json(*pack)},
+                        {"input_records", pack->input_count()},
                         {"manifest", pack->manifest()}};
   if (options.json) {
     print_json(out);
@@ -257,6 +311,7 @@ int show(const PackOptions& options) {
   table.add({"Created", manifest.value("created", "?")});
   table.add({"Stripped", manifest.value("stripped", false) ? "yes" : "no",
              manifest.value("obfuscated", false) ? "obfuscated" : ""});
+  table.add({"Inputs", inputs_summary(*pack)});
   for (const auto& device : manifest.value("devices", nlohmann::json::array())) {
     table.add({"Device", device.is_string() ? device.get<std::string>() : device.dump()});
   }
@@ -283,6 +338,7 @@ int verify(const PackOptions& options) {
     nlohmann::json problems = nlohmann::json::array();
     Progress progress("verifying");
     std::optional<Digest128> previous;
+    std::set<Digest128> named;  // the records the entries name
     for (std::size_t i = 0; i < pack->entry_count(); ++i) {
       progress(i + 1, pack->entry_count());
       const pack::IndexRecord record = pack->record(i);
@@ -290,12 +346,26 @@ int verify(const PackOptions& options) {
       previous = record.key;
       LoadResult loaded = pack->load_record(record, /*full_check=*/true);
       if (loaded.status != LoadStatus::hit) problems.push_back(loaded.reason);
+      else if (std::optional<Digest128> inputs = named_inputs(loaded.sidecar)) named.insert(*inputs);
     }
+    std::optional<Digest128> previous_input;
+    std::size_t inputs_missing = 0;
+    for (std::size_t i = 0; i < pack->input_count(); ++i) {
+      const pack::InputIndexRecord row = pack->input_record(i);
+      if (previous_input && !(*previous_input < row.digest)) problems.push_back("inputs table not sorted at " + row.digest.hex());
+      previous_input = row.digest;
+      LoadResult loaded = pack->load_input_record(row);
+      std::string why;
+      if (loaded.status != LoadStatus::hit) problems.push_back(loaded.reason);
+      else if (!decode_recorded_inputs(loaded.binary, &why)) problems.push_back("inputs record " + row.digest.hex() + ": " + why);
+    }
+    for (const Digest128& digest : named) inputs_missing += pack->load_input(digest).status == LoadStatus::miss;
     if (!problems.empty()) exit_code = 1;
     results.push_back({{"pack", path}, {"ok", problems.empty()}, {"entries", pack->entry_count()},
+                       {"input_records", pack->input_count()}, {"inputs_missing", inputs_missing},
                        {"signature", signature_json(*pack)}, {"problems", problems}});
     if (!options.json) {
-      std::printf("%s: %zu entries, %s, %s\n", path.c_str(), pack->entry_count(),
+      std::printf("%s: %zu entries, %s, %s, %s\n", path.c_str(), pack->entry_count(), inputs_summary(*pack).c_str(),
                   pack->signer() ? "signed" : "unsigned",
                   problems.empty() ? "ok" : (std::to_string(problems.size()) + " problems").c_str());
       for (const auto& problem : problems) std::printf("  %s\n", problem.get<std::string>().c_str());
@@ -310,7 +380,7 @@ int import(const PackOptions& options) {
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
   if (!store) return report_error(error);
-  std::size_t imported = 0, refused = 0, skipped = 0;
+  std::size_t imported = 0, refused = 0, skipped = 0, inputs_imported = 0;
   const bool opened = for_each_checked_entry(
       options.packs, "importing", &refused,
       [&](const std::string&, const pack::IndexRecord& record, LoadResult& loaded) {
@@ -318,14 +388,20 @@ int import(const PackOptions& options) {
         if (saved.status == SaveStatus::stored) ++imported;
         else ++skipped;
       },
+      [&](const std::string&, const pack::InputIndexRecord& row, LoadResult& loaded) {
+        Digest128 stored_as;  // the store names a record by its own XXH3-128: the pack's name was checked
+        SaveResult saved = store->save_inputs(loaded.binary, &stored_as);
+        if (saved.status == SaveStatus::stored && stored_as == row.digest) ++inputs_imported;
+        else ++skipped;
+      },
       &error);
   if (!opened) return report_error(error);
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"imported", imported},
-                {"refused", refused}, {"skipped", skipped}});
+                {"inputs_imported", inputs_imported}, {"refused", refused}, {"skipped", skipped}});
   } else {
-    std::printf("Imported %zu entries into %s (%zu refused, %zu skipped)\n", imported, settings.dir.string().c_str(),
-                refused, skipped);
+    std::printf("Imported %zu entries and %zu recorded inputs into %s (%zu refused, %zu skipped)\n", imported,
+                inputs_imported, settings.dir.string().c_str(), refused, skipped);
   }
   return refused ? 1 : 0;
 }
@@ -335,6 +411,8 @@ int import(const PackOptions& options) {
 int merge_or_strip(PackOptions options, const std::string& command) {
   std::map<Digest128, PackEntry> merged;
   std::map<Digest128, pack::Sha256> binary_digest;
+  std::map<Digest128, std::pair<pack::Sha256, std::string>> inputs;  // by digest: SHA-256, bytes
+  const bool with_inputs = !options.strip && !options.obfuscate;
   nlohmann::json conflicts = nlohmann::json::array();
   std::size_t duplicates = 0, refused = 0;
   std::string error;
@@ -350,22 +428,34 @@ int merge_or_strip(PackOptions options, const std::string& command) {
         transform(options, &loaded.sidecar);
         merged[record.key] = {record.key, std::move(loaded.sidecar), std::move(loaded.binary)};
       },
+      [&](const std::string& path, const pack::InputIndexRecord& row, LoadResult& loaded) {
+        if (!with_inputs) return;  // strip and obfuscate ship no source
+        auto [it, added] = inputs.try_emplace(row.digest, row.sha256, std::string());
+        if (added) it->second.second = std::move(loaded.binary);
+        else if (it->second.first != row.sha256) {
+          conflicts.push_back({{"inputs", row.digest.hex()}, {"kept_from", options.packs.front()}, {"dropped_from", path}});
+        }
+      },
       &error);
   if (!opened) return report_error(error);
   std::vector<PackEntry> entries;
   for (auto& [key, entry] : merged) entries.push_back(std::move(entry));
-  const std::size_t count = entries.size();
+  std::vector<PackInput> records;
+  for (auto& [digest, record] : inputs) records.push_back({digest, std::move(record.second)});
+  const std::size_t count = entries.size(), record_count = records.size();
   Progress progress("writing");
   PackWriteOptions write = write_options(options, command);
   write.progress = std::ref(progress);
-  if (!write_pack(options.output, std::move(entries), write, &error)) return report_error(error);
+  if (!write_pack(options.output, std::move(entries), std::move(records), write, &error)) return report_error(error);
   if (!options.json) {
     for (const auto& conflict : conflicts) {
       std::fprintf(stderr, "jitcache: conflict: %s differs in %s (kept the first)\n",
-                   conflict["key"].get<std::string>().c_str(), conflict["dropped_from"].get<std::string>().c_str());
+                   conflict.value("key", conflict.value("inputs", "")).c_str(),
+                   conflict["dropped_from"].get<std::string>().c_str());
     }
   }
-  finish_write(options, {}, count, {{"duplicates", duplicates}, {"conflicts", conflicts}, {"refused", refused}});
+  finish_write(options, {}, count,
+               {{"duplicates", duplicates}, {"conflicts", conflicts}, {"refused", refused}, {"input_records", record_count}});
   return conflicts.empty() && refused == 0 ? 0 : 1;
 }
 
@@ -396,7 +486,7 @@ void add_output(CLI::App* cli, PackOptions* options, bool transforms) {
   cli->add_option("-o,--output", options->output, "the pack to write")->required();
   cli->add_option("--sign", options->sign_key, "sign with this Ed25519 private key (PEM)");
   if (transforms) {
-    cli->add_flag("--strip", options->strip, "drop recorded sources and build logs: binaries only");
+    cli->add_flag("--strip", options->strip, "drop sources, recorded inputs and build logs: binaries only");
     cli->add_flag("--obfuscate", options->obfuscate, "--strip, and labels and kernel names become hashes");
   }
 }
@@ -432,7 +522,7 @@ Command add_pack_command(CLI::App& app) {
   json_flag(verify_cli);
   subs.emplace_back(verify_cli, [options] { return verify(*options); });
 
-  CLI::App* import_cli = cli->add_subcommand("import", "copy a pack's entries into the local store");
+  CLI::App* import_cli = cli->add_subcommand("import", "copy a pack's entries and recorded inputs into the local store");
   import_cli->add_option("packs", options->packs, "the packs")->required();
   json_flag(import_cli);
   subs.emplace_back(import_cli, [options] { return import(*options); });
@@ -443,7 +533,7 @@ Command add_pack_command(CLI::App& app) {
   json_flag(merge_cli);
   subs.emplace_back(merge_cli, [options] { return merge_or_strip(*options, "merge"); });
 
-  CLI::App* strip_cli = cli->add_subcommand("strip", "a copy without sources and build logs (--obfuscate: names hashed)");
+  CLI::App* strip_cli = cli->add_subcommand("strip", "a copy without sources, recorded inputs and build logs (--obfuscate: names hashed)");
   strip_cli->add_option("pack", options->pack, "the pack")->required();
   add_output(strip_cli, options.get(), false);
   strip_cli->add_flag("--obfuscate", options->obfuscate, "labels and kernel names become hashes too");

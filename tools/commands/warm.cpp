@@ -1,9 +1,10 @@
-// jitcache warm [--device S] [--app S] [--used-within D] [--key PREFIX]... [-j N] [--json]:
+// jitcache warm [--pack P]... [--device S] [--app S] [--used-within D] [--key PREFIX]... [-j N] [--json]:
 // rebuilds the recorded programs (store_inputs) for this machine's drivers now, one `jitcache
 // replay` child per program and device (tools/lib/replay_jobs.hpp), so that the next run of the
 // apps is all hits: after a driver upgrade, on a new machine, in a fresh container. The programs
 // come from the local store and, with a remote configured, from the programs other machines
-// published there (tools/lib/input_sources.hpp).
+// published there (tools/lib/input_sources.hpp); with --pack, from the recorded inputs of those packs
+// instead.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -27,6 +28,7 @@ struct WarmOptions {
   std::string app;
   std::string used_within;
   std::vector<std::string> keys;
+  std::vector<std::string> packs;  // --pack: warm these packs' programs instead of the store's
   unsigned jobs = 2;
   unsigned time_limit_s = 600;
   bool json = false;
@@ -77,10 +79,18 @@ ReplayJob job_for(const Program& program, unsigned time_limit_s) {
 int warm(const WarmOptions& options) {
   const Settings settings = load_settings();
   std::string error;
-  std::unique_ptr<InputSource> remote = remote_source(settings, &error);
-  if (!remote && !error.empty()) return report_error("remote: " + error);
-  // Records fetched from the remote go to the local store, where the replay reads them.
-  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/remote != nullptr, &error);
+  std::unique_ptr<InputSource> remote, packs;
+  if (options.packs.empty()) {
+    remote = remote_source(settings, &error);
+    if (!remote && !error.empty()) return report_error("remote: " + error);
+  } else {
+    std::string paths;
+    for (const std::string& path : options.packs) paths += (paths.empty() ? "" : ":") + path;
+    packs = pack_source(paths, settings, &error);
+    if (!packs) return report_error(error);
+  }
+  // Records fetched from the remote or a pack go to the local store, where the replay reads them.
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/remote || packs, &error);
   if (!store) return report_error(error);
   std::int64_t used_after_ns = INT64_MIN;
   if (!options.used_within.empty()) {
@@ -90,8 +100,12 @@ int warm(const WarmOptions& options) {
   }
 
   std::vector<std::unique_ptr<InputSource>> sources;
-  sources.push_back(local_source(*store));
-  if (remote) sources.push_back(std::move(remote));
+  if (packs) {
+    sources.push_back(std::move(packs));
+  } else {
+    sources.push_back(local_source(*store));
+    if (remote) sources.push_back(std::move(remote));
+  }
   std::map<std::pair<std::string, std::string>, Program> programs;
   std::vector<Unusable> unusable;
   nlohmann::json source_errors = nlohmann::json::array();
@@ -100,7 +114,8 @@ int warm(const WarmOptions& options) {
     if (std::string stopped = source->programs(&listed, &unusable); !stopped.empty()) source_errors.push_back(stopped);
     std::set<std::pair<std::string, std::string>> mine;
     for (RecordedProgram& recorded : listed) {
-      if (!selected(recorded, options, used_after_ns)) continue;
+      // A pack records no use: --used-within selects among the store's and the remote's programs.
+      if (!selected(recorded, options, options.packs.empty() ? used_after_ns : INT64_MIN)) continue;
       std::pair<std::string, std::string> id{recorded.inputs, recorded.device_digest};
       auto [it, added] = programs.try_emplace(id);
       if (!added && !mine.count(id)) continue;  // an earlier source has it
@@ -196,6 +211,9 @@ Command add_warm_command(CLI::App& app) {
   cli->add_option("--used-within", options->used_within,
                   "only entries used (remote: published) within this long, e.g. 7d");
   cli->add_option("--key", options->keys, "only entries whose key starts with this (repeatable)");
+  cli->add_option("--pack", options->packs,
+                  "rebuild the programs of this pack (file or folder; repeatable) from the inputs it carries, "
+                  "instead of the store's and the remote's");
   cli->add_option("-j,--jobs", options->jobs, "rebuild this many programs at once (default 2)")
       ->check(CLI::Range(1u, 256u));
   cli->add_option("--time-limit", options->time_limit_s, "stop a program's rebuild after this many seconds (default 600)");

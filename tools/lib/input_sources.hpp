@@ -1,5 +1,5 @@
 // Where `jitcache warm` finds recorded programs and their input records (store_inputs): the local
-// store and the remote tier (store/remote_programs.hpp); packs can be one more source. A source
+// store, the remote tier (store/remote_programs.hpp), or packs that carry their inputs (`--pack`). A source
 // lists what it holds; any source holding an input record can put it in the local store, where the
 // `jitcache replay` child reads it, so the replay never depends on where a record came from.
 #pragma once
@@ -46,6 +46,9 @@ class InputSource {
 };
 
 std::unique_ptr<InputSource> local_source(DiskStore& store);
+// The packs of `paths` (':'-separated files or folders), opened with the pack tier's trust rules;
+// nullptr with `why` set when one cannot be opened or trusted.
+std::unique_ptr<InputSource> pack_source(const std::string& paths, const Settings& settings, std::string* why);
 // nullptr when no remote is configured, or (`why` set) when it is configured but unusable.
 std::unique_ptr<InputSource> remote_source(const Settings& settings, std::string* why);
 

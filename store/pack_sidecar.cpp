@@ -1,0 +1,77 @@
+#include "store/pack_sidecar.hpp"
+
+namespace jitcache::pack {
+namespace {
+
+constexpr std::size_t kNotFound = std::string_view::npos;
+
+bool space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+std::size_t skip_space(std::string_view text, std::size_t at) {
+  while (at < text.size() && space(text[at])) ++at;
+  return at;
+}
+
+// The position after the string that opens at `at` (text[at] == '"'), or kNotFound.
+std::size_t string_end(std::string_view text, std::size_t at) {
+  for (std::size_t i = at + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') ++i;
+    else if (text[i] == '"') return i + 1;
+  }
+  return kNotFound;
+}
+
+// The position after the value that starts at `at`, or kNotFound.
+std::size_t value_end(std::string_view text, std::size_t at) {
+  if (at >= text.size()) return kNotFound;
+  if (text[at] == '"') return string_end(text, at);
+  if (text[at] == '{' || text[at] == '[') {
+    std::size_t depth = 0;
+    for (std::size_t i = at; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '"') {
+        i = string_end(text, i);
+        if (i == kNotFound) return kNotFound;
+        --i;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        return i + 1;
+      }
+    }
+    return kNotFound;
+  }
+  std::size_t i = at;  // a number, true, false or null
+  while (i < text.size() && text[i] != ',' && text[i] != '}' && !space(text[i])) ++i;
+  return i == at ? kNotFound : i;
+}
+
+}  // namespace
+
+std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name) {
+  std::size_t at = skip_space(text, 0);
+  if (at >= text.size() || text[at] != '{') return std::nullopt;
+  at = skip_space(text, at + 1);
+  while (at < text.size() && text[at] == '"') {  // "key" : value , ...
+    const std::size_t key_end = string_end(text, at);
+    if (key_end == kNotFound) return std::nullopt;
+    const std::string_view key = text.substr(at + 1, key_end - at - 2);
+    std::size_t colon = skip_space(text, key_end);
+    if (colon >= text.size() || text[colon] != ':') return std::nullopt;
+    const std::size_t start = skip_space(text, colon + 1);
+    const std::size_t end = value_end(text, start);
+    if (end == kNotFound) return std::nullopt;
+    if (key == name) {
+      std::string out;
+      out.reserve(text.size() - (end - start) + 4);
+      out.append(text.substr(0, start)).append("null").append(text.substr(end));
+      return out;
+    }
+    at = skip_space(text, end);
+    if (at >= text.size() || text[at] != ',') return std::nullopt;  // '}' or garbage: not found
+    at = skip_space(text, at + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace jitcache::pack

@@ -1,0 +1,52 @@
+// A pack file (docs/pack-format.md) as the read-only tier opens it: anything may be in it. Nothing
+// may crash or allocate past the file's size, and whatever the reader serves must be what the
+// index vouches for: an entry's binary has the size its record names and the XXH3-64 its sidecar
+// names (and the record's SHA-256 when checked in full); an inputs record has the SHA-256 its row
+// names and the XXH3-128 it is filed under.
+#include <cstdlib>
+
+#include "fuzz_support.hpp"
+#include "store/entry_check.hpp"
+#include "store/pack_reader.hpp"
+
+namespace {
+
+using namespace jitcache;
+
+void check_entry(const PackReader& pack, const pack::IndexRecord& record, bool full) {
+  LoadResult loaded = pack.load_record(record, full);
+  if (loaded.status != LoadStatus::hit) return;
+  if (loaded.binary.size() != record.binary_size || !loaded.sidecar.is_object()) std::abort();
+  if (loaded.sidecar.value(store_detail::kChecksumField, std::string()) != hex64(xxh3_64(loaded.binary))) std::abort();
+  if ((full || pack.signer()) && pack::sha256(loaded.binary) != record.binary_sha256) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::filesystem::path file = fuzz::scratch_dir() / "fuzz.jcpack";
+  fuzz::write_file(file, fuzz::as_text(data, size));
+  std::string error;
+  std::unique_ptr<PackReader> pack = PackReader::open(file, PackTrust{}, &error);
+  if (!pack) {
+    if (error.empty()) std::abort();  // a refusal always says why
+    return 0;
+  }
+  if (pack->index_bytes().size() > size || !pack->manifest().is_object()) std::abort();
+  // A fuzzed index may claim millions of records: the first few say everything about the checks.
+  for (std::size_t i = 0; i < pack->entry_count() && i < 16; ++i) {
+    const pack::IndexRecord record = pack->record(i);
+    check_entry(*pack, record, false);
+    check_entry(*pack, record, true);
+    LoadResult looked_up = pack->load(record.key);  // the tier's lookup: binary search + the same checks
+    if (looked_up.status == LoadStatus::hit && looked_up.binary.size() > size) std::abort();
+  }
+  for (std::size_t i = 0; i < pack->input_count() && i < 16; ++i) {
+    const pack::InputIndexRecord row = pack->input_record(i);
+    LoadResult loaded = pack->load_input_record(row);
+    if (loaded.status != LoadStatus::hit) continue;
+    if (xxh3_128(loaded.binary) != row.digest || pack::sha256(loaded.binary) != row.sha256) std::abort();
+  }
+  (void)pack->load(xxh3_128("absent"));
+  return 0;
+}
