@@ -21,6 +21,9 @@ struct BuiltProgram {
   std::vector<Lookup> lookups;
   std::uint64_t build_us = 0;
   bool uses_memory_tier = false;  // single-device builds also keep the bytes in the memory tier
+  // recapture (entry_refresh.hpp): a hit rebuilt to store the code the driver generates while the
+  // app runs: parked whatever `capture` says (never a helper's), counted `entries_refreshed`.
+  bool refresh = false;
 };
 
 // Stores now, or parks the program as the setting says.
