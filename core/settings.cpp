@@ -67,9 +67,9 @@ const std::vector<SettingDefinition> kDefinitions = {
      "read-only packs asked after the memory tier, before the disk store: pack files or folders of "
      "*.jcpack, ':'-separated (docs/pack-format.md)"},
     {"recapture", "JITCACHE_RECAPTURE", "auto",
-     "refresh a served entry once with the code the driver generated while the app ran (read at the "
-     "program's last release or exit, stored when the binary grew): auto (on drivers that generate "
-     "code at first enqueue: PoCL), 1 (always) or 0 (never)"},
+     "a hit on an entry stored before the app used its program is rebuilt once and stored when the "
+     "app is done with it, with the code the driver generates at first enqueue: auto (on PoCL), "
+     "1 (every driver) or 0 (never)"},
     {"label", "JITCACHE_LABEL", "",
      "a human name stored with every entry this process builds (shown by ls/show/explain; a pack filter)"},
     {"pack_keys", "JITCACHE_PACK_KEYS", "",

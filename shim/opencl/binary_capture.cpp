@@ -200,6 +200,14 @@ void capture_parked_program(cl_program program) {
   capture_parked([program](const BuiltProgram& built) { return built.program == program; });
 }
 
+bool is_key_parked(const Digest128& key) {
+  std::lock_guard lock(parked().mutex);
+  for (const auto& [program, built] : parked().programs) {
+    if (built.lookups.front().key.key == key) return true;
+  }
+  return false;
+}
+
 bool capture_parked_key(const Digest128& key) {
   return capture_parked([&key](const BuiltProgram& built) { return built.lookups.front().key.key == key; });
 }

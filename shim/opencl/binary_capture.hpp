@@ -35,5 +35,7 @@ bool is_parked(cl_program program);
 void capture_parked_program(cl_program program);
 // Stores every parked program built for `key`; true when there was one (look the key up again).
 bool capture_parked_key(const Digest128& key);
+// Whether a program built for `key` is parked in this process.
+bool is_key_parked(const Digest128& key);
 
 }  // namespace jitcache::opencl

@@ -233,9 +233,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   // A miss whose binary this process parked (capture = release): store it, then look again.
   bool stored_parked = false;
   for (const Lookup& lookup : pending->lookups) {
-    if (!lookup.hit() || needs_refresh(*engine, pending->devices, lookup)) {
-      stored_parked = capture_parked_key(lookup.key.key) || stored_parked;
-    }
+    if (!lookup.hit()) stored_parked = capture_parked_key(lookup.key.key) || stored_parked;
   }
   if (stored_parked) look_up();
   if (all_hit && needs_refresh(*engine, pending->devices, pending->lookups.front())) {

@@ -1,5 +1,6 @@
 #include "shim/opencl/entry_refresh.hpp"
 
+#include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/target_identity.hpp"
 
@@ -11,6 +12,9 @@ bool needs_refresh(const Engine& engine, const std::vector<cl_device_id>& device
   if (lookup.tier != "disk" && lookup.tier != "remote") return false;
   const ProgramKind kind = lookup.program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il && kind != ProgramKind::linked) return false;
+  // Refreshed by this process already: the program parked for it is stored when the app is done
+  // with it; storing it now, to serve this build, would read it before its kernels ran.
+  if (is_key_parked(lookup.key.key)) return false;
   if (!lookup.sidecar.is_object()) return false;
   auto mark = lookup.sidecar.find(kCapturedAfterUseField);
   if (mark != lookup.sidecar.end() && mark->is_boolean() && mark->get<bool>()) return false;
