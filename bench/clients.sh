@@ -74,7 +74,8 @@ run() {
     rm -rf "$home/.cache/hashcat/kernels"  # hashcat has no switch to turn its cache off
   fi
   local prefix=()
-  [ -n "$jc_dir" ] && prefix=("$tool" run --dir "$jc_dir" --)
+  # recapture (docs/settings.md) is off by default for now; the first warm run refreshes
+  [ -n "$jc_dir" ] && prefix=("$tool" run --dir "$jc_dir" --) && env_list+=("JITCACHE_RECAPTURE=${BENCH_RECAPTURE:-auto}")
   mkdir -p "$home"
   local log=$work/run.log start ms
   # shellcheck disable=SC2046  # the command is split on purpose (no spaces in its words)

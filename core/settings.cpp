@@ -66,7 +66,7 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"packs", "JITCACHE_PACKS", "",
      "read-only packs asked after the memory tier, before the disk store: pack files or folders of "
      "*.jcpack, ':'-separated (docs/pack-format.md)"},
-    {"recapture", "JITCACHE_RECAPTURE", "auto",
+    {"recapture", "JITCACHE_RECAPTURE", "0",
      "a hit on an entry stored before the app used its program is rebuilt once and stored when the "
      "app is done with it, with the code the driver generates at first enqueue: auto (on PoCL), "
      "1 (every driver) or 0 (never)"},

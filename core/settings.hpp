@@ -60,7 +60,7 @@ struct Settings {
   bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
   std::uint64_t helper_time_limit_s = 600;
   // recapture: refresh served entries with the code the driver generated lazily (docs/settings.md)
-  Recapture recapture = Recapture::lazy_drivers;
+  Recapture recapture = Recapture::off;
   bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from

@@ -36,6 +36,7 @@ struct Runs {
   std::vector<std::string> argv;
   RunOptions options;
   int run_count = 0;
+  std::string capture = "build";  // the cold run stores the binary read right after the build
 
   Runs(std::vector<std::string> app, std::map<std::string, std::string> env) : argv(std::move(app)) {
     env["POCL_KERNEL_CACHE"] = "0";
@@ -54,7 +55,7 @@ struct Runs {
     o.env["JITCACHE_DIR"] = cache().string();
     o.env["JITCACHE_TRACE"] = "1";
     o.env["JITCACHE_TRACE_DIR"] = traces.string();
-    o.env["JITCACHE_CAPTURE"] = "build";  // the cold run stores the binary read right after the build
+    o.env["JITCACHE_CAPTURE"] = capture;
     o.env["JITCACHE_RECAPTURE"] = recapture;
     return run_traced(argv, o, traces);
   }
@@ -159,6 +160,28 @@ TEST(Recapture, OffLeavesEntriesAsTheColdRunStoredThem) {
     EXPECT_GT(code_generations(warm.result), 0);
   }
   EXPECT_EQ(entries(runs.cache()), stored_cold);
+}
+
+// capture = release parks a linked program like a built one (before: compiles and links were
+// stored at once, without the code generated at the first enqueue, so hashcat gained nothing).
+TEST(CaptureAtRelease, LinkedProgramIsStoredAfterUseAndTheWarmRunGeneratesNoCode) {
+  TempDir headers;
+  write_text(headers / "params.h", "#define SCALE 5\n");
+  Runs runs({COMPILE_LINK_APP, (headers / "params.h").string(), "5"}, {});
+  runs.capture = "release";
+  RunResult plain = runs.plain();
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  CachedRun cold = runs.cached("0");
+  ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
+  EXPECT_EQ(cold.count("linked", "miss"), 1);
+  int marked = 0;
+  for (const fs::path& binary : entry_binaries(runs.cache())) marked += captured_after_use(binary);
+  EXPECT_EQ(marked, 1);  // the linked program; the compiled objects are stored at once
+  CachedRun warm = runs.cached("0");
+  ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
+  EXPECT_EQ(warm.result.out, plain.out);
+  EXPECT_EQ(warm.verdicts["hit"], static_cast<int>(warm.traces.size()));
+  EXPECT_EQ(code_generations(warm.result), 0);
 }
 
 }  // namespace
