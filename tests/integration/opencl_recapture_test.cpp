@@ -1,7 +1,7 @@
 // recapture on real PoCL (cache off): an entry stored before the app used its program (here by
 // capture = build, as by a capture helper) is rebuilt once by the next warm run and stored when the
 // app is done with it, with the work-group code PoCL generated at its enqueues; the warm run after
-// that generates no code at all. Code generations are counted in PoCL's own log (POCL_DEBUG=llvm:
+// that generates none (pyopencl: one, see its test). Code generations are counted in PoCL's own log (POCL_DEBUG=llvm:
 // one "pocl_llvm_codegen" line per work-group function compiled). Output always equals the plain run's.
 #include <gtest/gtest.h>
 
