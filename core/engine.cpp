@@ -475,6 +475,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
       {"build_log", result.build_log.substr(0, kBuildLogExcerpt)},
   };
   if (!settings_.label.empty()) sidecar["label"] = settings_.label;
+  if (result.captured_after_use) sidecar[kCapturedAfterUseField] = true;
   std::shared_ptr<const nlohmann::json> answers;
   if (!result.answers.is_null()) {
     sidecar[kAnswersField] = result.answers;

@@ -53,6 +53,9 @@ struct BuildResult {
   // What the adapter recorded about the build to answer queries on a hit (the sidecar's
   // "answers"; null: none). Its shape is the adapter's; the engine only carries it.
   nlohmann::json answers;
+  // Read when the app was done with the program (capture = release, recapture): the binary holds
+  // the code the driver generated lazily while the app ran. Recorded as "captured_after_use".
+  bool captured_after_use = false;
 };
 
 // Sidecars keep the build log up to this many bytes.
@@ -61,6 +64,8 @@ constexpr std::size_t kBuildLogExcerpt = 4096;
 std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar);
 // The sidecar field holding BuildResult::answers.
 inline constexpr const char* kAnswersField = "answers";
+// The sidecar field set when BuildResult::captured_after_use.
+inline constexpr const char* kCapturedAfterUseField = "captured_after_use";
 
 // ProgramInputs completed by Engine::prepare, shared by the lookups of every device.
 struct PreparedProgram {

@@ -66,6 +66,10 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"packs", "JITCACHE_PACKS", "",
      "read-only packs asked after the memory tier, before the disk store: pack files or folders of "
      "*.jcpack, ':'-separated (docs/pack-format.md)"},
+    {"recapture", "JITCACHE_RECAPTURE", "0",
+     "a hit on an entry stored before the app used its program is rebuilt once and stored when the "
+     "app is done with it, with the code the driver generates at first enqueue: auto (on PoCL), "
+     "1 (every driver) or 0 (never)"},
     {"label", "JITCACHE_LABEL", "",
      "a human name stored with every entry this process builds (shown by ls/show/explain; a pack filter)"},
     {"pack_keys", "JITCACHE_PACK_KEYS", "",
@@ -277,6 +281,13 @@ Settings load_settings() {
     settings.capture_auto = true;
   } else if (text("capture") != "build") {
     settings.problems.push_back("capture: not build, release, helper or auto: '" + text("capture") + "'");
+  }
+  if (text("recapture") == "auto") {
+    settings.recapture = Recapture::lazy_drivers;
+  } else if (auto on = parse_bool(text("recapture"))) {
+    settings.recapture = *on ? Recapture::always : Recapture::off;
+  } else {
+    settings.problems.push_back("recapture: not auto, 1 or 0: '" + text("recapture") + "'");
   }
   if (auto limit = parse_duration_s(text("helper_time_limit")); limit && *limit > 0) {
     settings.helper_time_limit_s = *limit;

@@ -29,6 +29,9 @@ struct RawSetting {
   SettingOrigin origin = SettingOrigin::default_value;
 };
 
+// recapture: when a served program's binary is read again (docs/settings.md, "recapture").
+enum class Recapture { off, lazy_drivers, always };
+
 struct Settings {
   std::filesystem::path dir;
   bool disabled = false;
@@ -56,6 +59,8 @@ struct Settings {
   bool capture_helper = false;      // capture = helper: a detached `jitcache replay` stores the entry
   bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
   std::uint64_t helper_time_limit_s = 600;
+  // recapture: refresh served entries with the code the driver generated lazily (docs/settings.md)
+  Recapture recapture = Recapture::off;
   bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from

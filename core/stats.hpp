@@ -26,6 +26,7 @@ inline constexpr const char* error = "errors";
 inline constexpr const char* eviction = "evictions";
 inline constexpr const char* bytes_stored = "bytes_stored";
 inline constexpr const char* time_saved_us = "time_saved_us";  // recorded compile time - load time
+inline constexpr const char* entry_refreshed = "entries_refreshed";  // recapture: rebuilt once and stored after use
 inline constexpr const char* uncacheable_prefix = "uncacheable.";
 // Remote tier (hits are hit_remote above); see docs/remote.md.
 inline constexpr const char* remote_miss = "remote_misses";

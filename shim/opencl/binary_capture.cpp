@@ -12,6 +12,7 @@
 #endif
 
 #include "core/log.hpp"
+#include "core/stats.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
@@ -33,7 +34,8 @@ Parked& parked() {
 
 // Reads each device's binary and hands it to the engine (and, for single-device builds, to the
 // memory tier, so that a later build of the key in this context loads the bytes once).
-void store(BuiltProgram& built) {
+// `after_use`: the app is done with the program (parked programs).
+void store(BuiltProgram& built, bool after_use) {
   // The kernel names first: they tell whether reading the binaries could take the app down.
   std::vector<std::string> kernel_names = kernel_names_of(built.program);
   if (std::string risk = binary_read_risk(built.devices, kernel_names); !risk.empty()) {
@@ -61,8 +63,9 @@ void store(BuiltProgram& built) {
       value.answers = std::make_shared<const nlohmann::json>(recorded.answers[d]);
       built.engine->remember(lookup, std::move(value));
     }
+    if (built.refresh && after_use) count(counter::entry_refreshed);
     built.engine->built(lookup, {std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]), built.build_us,
-                                 std::move(recorded.answers[d])});
+                                 std::move(recorded.answers[d]), after_use});
   }
 }
 
@@ -83,7 +86,7 @@ bool capture_parked(Pick pick) {
   }
   for (BuiltProgram& built : picked) {
     try {
-      store(built);
+      store(built, true);
     } catch (const std::exception& e) {
       log_warning(std::string("binary not stored: ") + e.what());
     }
@@ -152,6 +155,7 @@ void capture_all_at_exit() {
 // builds and kinds the helper cannot replay.
 bool worth_a_helper(const BuiltProgram& built) {
   const Settings& settings = built.engine->settings();
+  if (built.refresh) return false;  // a helper's build has not run the app's kernels
   if (!settings.capture_helper && !settings.capture_auto) return false;
   if (!settings.store_inputs || !built.uses_memory_tier) return false;
   const ProgramKind kind = built.lookups.front().program->kind;
@@ -161,7 +165,7 @@ bool worth_a_helper(const BuiltProgram& built) {
 }
 
 bool worth_parking(const BuiltProgram& built) {
-  return built.engine->settings().capture_at_release && built.uses_memory_tier &&
+  return (built.engine->settings().capture_at_release || built.refresh) && built.uses_memory_tier &&
          !built.engine->awaited(built.lookups.front());
 }
 
@@ -173,7 +177,7 @@ void capture_now_or_later(BuiltProgram built) {
     return;
   }
   if (!worth_parking(built)) {
-    store(built);
+    store(built, false);
     return;
   }
   static std::once_flag exit_handler;
@@ -194,6 +198,14 @@ bool is_parked(cl_program program) {
 
 void capture_parked_program(cl_program program) {
   capture_parked([program](const BuiltProgram& built) { return built.program == program; });
+}
+
+bool is_key_parked(const Digest128& key) {
+  std::lock_guard lock(parked().mutex);
+  for (const auto& [program, built] : parked().programs) {
+    if (built.lookups.front().key.key == key) return true;
+  }
+  return false;
 }
 
 bool capture_parked_key(const Digest128& key) {

@@ -21,6 +21,9 @@ struct BuiltProgram {
   std::vector<Lookup> lookups;
   std::uint64_t build_us = 0;
   bool uses_memory_tier = false;  // single-device builds also keep the bytes in the memory tier
+  // recapture (entry_refresh.hpp): a hit rebuilt to store the code the driver generates while the
+  // app runs: parked whatever `capture` says (never a helper's), counted `entries_refreshed`.
+  bool refresh = false;
 };
 
 // Stores now, or parks the program as the setting says.
@@ -32,5 +35,7 @@ bool is_parked(cl_program program);
 void capture_parked_program(cl_program program);
 // Stores every parked program built for `key`; true when there was one (look the key up again).
 bool capture_parked_key(const Digest128& key);
+// Whether a program built for `key` is parked in this process.
+bool is_key_parked(const Digest128& key);
 
 }  // namespace jitcache::opencl

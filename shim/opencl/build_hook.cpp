@@ -13,6 +13,7 @@
 #include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/driver_quirks.hpp"
+#include "shim/opencl/entry_refresh.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
@@ -35,6 +36,7 @@ struct PendingBuild {
   BuildNotify app_notify = nullptr;
   void* app_user_data = nullptr;
   std::atomic<bool> completed{false};
+  bool refresh = false;  // a hit rebuilt to capture lazily generated code (entry_refresh.hpp)
   AnswersByDevice answers;  // on a hit: what the real build answered, per device
 };
 
@@ -78,7 +80,7 @@ void finish_real_build(PendingBuild& pending, bool succeeded) {
     return;
   }
   capture_now_or_later({pending.engine, pending.program, pending.devices, std::move(pending.lookups), build_us,
-                        uses_memory_tier(pending)});
+                        uses_memory_tier(pending), pending.refresh});
 }
 
 // The async build's record is shared by the driver's callback and the caller; whichever finishes
@@ -234,6 +236,11 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
     if (!lookup.hit()) stored_parked = capture_parked_key(lookup.key.key) || stored_parked;
   }
   if (stored_parked) look_up();
+  if (all_hit && needs_refresh(*engine, pending->devices, pending->lookups.front())) {
+    demote_for_refresh(pending->lookups.front());
+    pending->refresh = true;
+    all_hit = false;
+  }
   all_hit = all_hit && answers_for_hit(*pending);
   if (all_hit && pending->lookups.front().memory.object) {
     serve_from_memory(*pending);

@@ -13,7 +13,9 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/log.hpp"
+#include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
+#include "shim/opencl/entry_refresh.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
@@ -57,32 +59,19 @@ void demote_hits(std::vector<Lookup>& lookups) {
   }
 }
 
-// After a real compile or link: store each device's binary, or record the failure.
+// After a real compile or link: store each device's binary (binary_capture.hpp: a single-device
+// linked program is parked like a build under capture = release or a refresh; a compiled object is
+// stored now, since no code is generated from it later), or record the failure.
 void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program program,
-                   const std::vector<cl_device_id>& devices, bool succeeded, std::uint64_t build_us) {
+                   const std::vector<cl_device_id>& devices, bool succeeded, std::uint64_t build_us,
+                   bool refresh = false) {
   if (!succeeded) {
     for (Lookup& lookup : lookups) engine.failed(lookup, "the driver's compile or link failed");
     return;
   }
-  std::vector<std::string> kernel_names = kernel_names_of(program);
-  if (std::string risk = binary_read_risk(devices, kernel_names); !risk.empty()) {
-    for (Lookup& lookup : lookups) engine.uncacheable(*lookup.program, lookup.device, risk);
-    return;
-  }
-  RecordedBuild recorded = record_build(program, devices, kernel_names);
-  if (!recorded.problem.empty()) {
-    for (Lookup& lookup : lookups) engine.uncacheable(*lookup.program, lookup.device, recorded.problem);
-    return;
-  }
-  std::vector<std::string> binaries = read_binaries(program, devices);
-  for (size_t d = 0; d < lookups.size(); ++d) {
-    if (binaries[d].empty()) {
-      engine.uncacheable(*lookups[d].program, lookups[d].device, "driver returned no binary");
-      continue;
-    }
-    engine.built(lookups[d], {std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]), build_us,
-                              std::move(recorded.answers[d])});
-  }
+  // Linked lookups have no memory scope: the flag only lets a single-device link be parked.
+  const bool parkable = !lookups.empty() && lookups.front().program->kind == ProgramKind::linked && devices.size() == 1;
+  capture_now_or_later({&engine, program, devices, std::move(lookups), build_us, parkable, refresh});
 }
 
 // The compile's whole log from the recorded answers, else the sidecar's excerpt when it is whole
@@ -271,7 +260,10 @@ cl_program cached_link(cl_context context, cl_uint num_devices, const cl_device_
   }
 
   std::vector<Lookup> lookups;
-  if (lookup_all(*engine, prepared, devices, lookups)) {
+  bool all_hit = lookup_all(*engine, prepared, devices, lookups);
+  const bool refresh = all_hit && needs_refresh(*engine, devices, lookups.front());
+  if (refresh) demote_for_refresh(lookups.front());
+  if (all_hit && !refresh) {
     if (cl_program program = load_linked(*engine, context, devices, lookups, options)) {
       if (errcode_ret) *errcode_ret = CL_SUCCESS;
       if (pfn_notify) pfn_notify(program, user_data);
@@ -285,7 +277,7 @@ cl_program cached_link(cl_context context, cl_uint num_devices, const cl_device_
   cl_program program = real_link(context, num_devices, device_list, options, num_input_programs, input_programs,
                                  nullptr, nullptr, &status);
   bool succeeded = program && status == CL_SUCCESS && build_succeeded(program, devices);
-  store_results(*engine, lookups, program, devices, succeeded, watch.elapsed_us());
+  store_results(*engine, lookups, program, devices, succeeded, watch.elapsed_us(), refresh);
   if (errcode_ret) *errcode_ret = status;
   if (program && pfn_notify) pfn_notify(program, user_data);
   return program;

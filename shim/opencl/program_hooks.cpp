@@ -99,11 +99,15 @@ cl_int release_program(cl_program program) {
   // The last release of a tracked program takes its shadow with it. A parked program (see
   // binary_capture.hpp) also holds one reference of the shim's, dropped once it is stored.
   const cl_uint shim_references = is_parked(program) ? 1 : 0;
-  bool last = registry().tracks(program) && reference_count(program) == 1 + shim_references;
+  const bool tracked = registry().tracks(program);
+  bool last = tracked && reference_count(program) == 1 + shim_references;
+  // A parked linked program (compile_link_hooks.cpp) is not tracked: stored at the app's last release.
+  bool last_parked = !tracked && shim_references && reference_count(program) == 1 + shim_references;
   // A linked program created from cached binaries is not tracked, but its answers are.
   bool last_answered = !last && has_recorded_answers(program) && reference_count(program) == 1;
   cl_int status = next().clReleaseProgram(program);
   if (status == CL_SUCCESS && last) forget_released_program(program);
+  if (status == CL_SUCCESS && last_parked) capture_parked_program(program);
   if (status == CL_SUCCESS && last_answered) drop_recorded_answers(program);
   return status;
 }

@@ -55,6 +55,9 @@ ReplayResult replay_one(const ReplayOptions& options) {
   // Stored right after the build, in this process: parking it (capture = release) or handing it
   // to another helper would defeat the point.
   platform::set_environment("JITCACHE_CAPTURE", "build");
+  // A replay runs no kernel: a refresh here would mark the entry captured after use without the
+  // code a real run generates, and so keep the app's next run from refreshing it.
+  platform::set_environment("JITCACHE_RECAPTURE", "0");
   const Settings settings = load_settings();
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
