@@ -56,6 +56,7 @@ struct Settings {
   bool capture_helper = false;      // capture = helper: a detached `jitcache replay` stores the entry
   bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
   std::uint64_t helper_time_limit_s = 600;
+  bool helpers_while_running = true;  // helper_start = one_at_a_time (false: at_exit)
   bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from

@@ -237,6 +237,10 @@ ReplayResult replay(const ReplayRequest& request) {
     Engine* engine = Engine::instance();
     if (!engine) return failure("the cache is disabled or unusable here");
     std::string why;
+    if (request.handed_lock >= 0 && request.expected_key &&
+        !engine->adopt_build_lock(*request.expected_key, request.handed_lock, &why)) {
+      return failure(why);
+    }
     std::optional<Device> device = matching_device(request.device_digest, &why);
     if (!device) return failure(why);
     return build_on(*device, request, *engine);

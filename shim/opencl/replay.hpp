@@ -5,6 +5,7 @@
 // and by the capture helper (capture = helper), both in a process of their own (tools/).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,9 @@ struct ReplayRequest {
   nlohmann::json recorded_components;  // the recorded sidecar's key components: what must not differ
   // The capture helper: the app's key. Nothing is built unless the key derived here is this one.
   std::optional<Digest128> expected_key;
+  // The capture helper's child: the expected key's build lock, inherited (-1: none; then the
+  // build takes the lock itself).
+  std::intptr_t handed_lock = -1;
 };
 
 struct ReplayResult {
