@@ -385,11 +385,13 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   const bool wait = context.may_wait && lookup.claim->flight;
   Stopwatch waiting;
   std::error_code error;
-  if (!take_handed_lock(lookup)) wait_announced(kOtherBuilder, std::chrono::milliseconds(wait ? settings_.wait_ms : 0),
-                 [&](std::chrono::milliseconds bound) {
-                   error = store_->lock_key(lookup.key.key, bound, &lookup.claim->key_lock);
-                   return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
-                 });
+  if (!take_handed_lock(lookup)) {
+    wait_announced(kOtherBuilder, std::chrono::milliseconds(wait ? settings_.wait_ms : 0),
+                   [&](std::chrono::milliseconds bound) {
+                     error = store_->lock_key(lookup.key.key, bound, &lookup.claim->key_lock);
+                     return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
+                   });
+  }
   lookup.timings.wait_us += waiting.elapsed_us();
   if (error) {
     if (wait && error == std::errc::resource_unavailable_try_again) {
@@ -606,8 +608,11 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
       policy.while_running = settings_.helpers_while_running;
       policy.store = store_.get();
       pid_t pid = submit_capture(std::move(job), policy, &why);
-      if (pid > 0) pending->reason = "binary captured outside the app by helper pid " + std::to_string(pid);
-      if (pid == 0) pending->reason = "binary captured outside the app by helper (queued: it starts when the one before it ends, or at exit)";
+      // After what the lookup found (e.g. a corrupt entry quarantined), not instead of it.
+      std::string captured = pid > 0 ? "binary captured outside the app by helper pid " + std::to_string(pid)
+                                     : "binary captured outside the app by helper (queued: it starts when the one "
+                                       "before it ends, or at exit)";
+      if (pid >= 0) pending->reason = pending->reason.empty() ? captured : pending->reason + "; " + captured;
     }
 #endif
     if (!why.empty()) {
