@@ -5,6 +5,13 @@
 // sleeps). JITCACHE_TEST_HELPER_DIES kills a helper's child between its build and its store.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -116,6 +123,34 @@ TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
   CachedRun second = run_app(example(), {}, /*wait_for_helpers=*/false);
   expect_success(second.result);
   EXPECT_EQ(second.result.out, first.result.out);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+// The handover itself: the moment the app has exited, the build lock of every key it missed is
+// held (by its helpers, paused here on a FIFO before they build), so nobody can build them again.
+TEST_F(CaptureHelper, WhenTheAppExitsItsHelpersHoldTheLockOfEveryKeyItMissed) {
+  const fs::path fifo = tmp / "helper-gate";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // a writer: the helpers' open returns
+  ASSERT_GE(gate, 0);
+  CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  int held = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
+    if (entry.path().extension() != ".lock") continue;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) ++held;
+    ::close(fd);
+  }
+  EXPECT_EQ(held, 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  ASSERT_EQ(::write(gate, "go", 2), 2);  // one byte for each paused helper
+  CachedRun second = run_app(example(), {}, false);
+  ::close(gate);
+  expect_success(second.result);
   EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -124,6 +125,13 @@ void count_helper_failure(const char* counter_name) {
 // or the time limit costs that program only). This process holds every handed build lock until
 // the program's child is done, so that a waiter finds the entry stored when it gets the lock.
 int run_helper(const ReplayOptions& options) {
+  // Tests only: the helper waits for a byte on this FIFO before it starts (it holds its locks).
+  if (const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO"); fifo && *fifo) {
+    const int gate = ::open(fifo, O_RDONLY | O_CLOEXEC);
+    char byte = 0;
+    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
+    if (gate >= 0) ::close(gate);
+  }
   const Settings settings = load_settings();
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
