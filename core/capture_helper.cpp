@@ -115,8 +115,13 @@ void reap(pid_t pid);
 pid_t start_locked(std::vector<HelperJob> jobs, std::string* why) {
   pid_t pid = spawn_helper(jobs, helpers().policy.time_limit_s, helpers().exiting, why);
   if (pid < 0) return -1;  // the jobs' locks are released as they go
-  ++helpers().running;
-  std::thread(reap, pid).detach();
+  try {
+    std::thread(reap, pid).detach();
+    ++helpers().running;
+  } catch (...) {
+    // No thread to be had (at exit, or out of resources): the helper runs unreaped (a zombie
+    // until this process ends) and the next miss may start another at once.
+  }
   return pid;
 }
 
