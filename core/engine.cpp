@@ -7,6 +7,7 @@
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"
 #endif
+#include "core/capture_helper_mark.hpp"
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
@@ -106,8 +107,11 @@ Engine* create_engine(Engine* (*make)(Settings, std::unique_ptr<DiskStore>)) {
 }
 
 void flush_at_exit() {
-  if (g_engine) g_engine->flush();
+  if (g_engine) g_engine->flush(/*at_exit=*/true);
 }
+
+// Drops the lookup's flight (threads waiting in this process retry) but keeps its build lock.
+KeyLock keep_build_lock(std::shared_ptr<LookupClaim>& claim);
 
 }  // namespace
 
@@ -118,6 +122,9 @@ struct LookupClaim {
   Digest128 key;
   std::shared_ptr<Flight> flight;  // empty when this lookup does not lead
   KeyLock key_lock;                // not held when the store is read-only, busy or failing
+  // The binary must be stored by this process now (not by a capture helper): it took over the
+  // build lock of a key whose capture this process had queued (core/capture_helper.hpp).
+  bool needed_now = false;
 
   void publish(FlightOutcome outcome) {
     if (!flight) return;
@@ -130,6 +137,15 @@ struct LookupClaim {
     publish(std::move(gave_up));
   }
 };
+
+namespace {
+KeyLock keep_build_lock(std::shared_ptr<LookupClaim>& claim) {
+  if (!claim) return {};
+  KeyLock lock = std::move(claim->key_lock);
+  claim.reset();  // publishes "abandoned" to threads of this process that wait: they look again
+  return lock;
+}
+}  // namespace
 
 const char* to_string(Verdict verdict) {
   switch (verdict) {
@@ -156,7 +172,12 @@ Engine* Engine::instance() {
     g_engine = create_engine([](Settings s, std::unique_ptr<DiskStore> d) { return new Engine(std::move(s), std::move(d)); });
     if (g_engine) {
       std::atexit(flush_at_exit);
-      platform::at_fork(nullptr, nullptr, [] { g_engine->flights_.reset_after_fork(); });
+      platform::at_fork(nullptr, nullptr, [] {
+        g_engine->flights_.reset_after_fork();
+#if !defined(_WIN32)
+        forget_queued_captures_after_fork();
+#endif
+      });
     }
     return g_engine;
   }();
@@ -364,11 +385,13 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   const bool wait = context.may_wait && lookup.claim->flight;
   Stopwatch waiting;
   std::error_code error;
-  wait_announced(kOtherBuilder, std::chrono::milliseconds(wait ? settings_.wait_ms : 0),
-                 [&](std::chrono::milliseconds bound) {
-                   error = store_->lock_key(lookup.key.key, bound, &lookup.claim->key_lock);
-                   return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
-                 });
+  if (!take_handed_lock(lookup)) {
+    wait_announced(kOtherBuilder, std::chrono::milliseconds(wait ? settings_.wait_ms : 0),
+                   [&](std::chrono::milliseconds bound) {
+                     error = store_->lock_key(lookup.key.key, bound, &lookup.claim->key_lock);
+                     return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
+                   });
+  }
   lookup.timings.wait_us += waiting.elapsed_us();
   if (error) {
     if (wait && error == std::errc::resource_unavailable_try_again) {
@@ -381,6 +404,38 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   }
   if (!find_on_disk(lookup)) return false;
   lookup.claim->key_lock.release();  // nothing to build
+  return true;
+}
+
+// The key's lock may already be this process's: a capture helper's child was handed it by the
+// helper, or this process queued the key's capture (then it builds and stores the key itself now).
+bool Engine::take_handed_lock(Lookup& lookup) {
+  {
+    std::lock_guard lock(handed_locks_mutex_);
+    if (auto it = handed_locks_.find(lookup.key.key); it != handed_locks_.end()) {
+      lookup.claim->key_lock = std::move(it->second);
+      handed_locks_.erase(it);
+      return true;
+    }
+  }
+#if !defined(_WIN32)
+  if (std::optional<KeyLock> queued = take_queued_capture(lookup.key.key)) {
+    lookup.claim->key_lock = std::move(*queued);
+    lookup.claim->needed_now = true;
+    return true;
+  }
+#endif
+  return false;
+}
+
+bool Engine::adopt_build_lock(const Digest128& key, std::intptr_t handle, std::string* why) {
+  KeyLock lock;
+  if (std::error_code error = store_->adopt_key_lock(key, handle, /*owns_name=*/false, &lock)) {
+    *why = "the build lock handed to this helper is not the key's: " + error.message();
+    return false;
+  }
+  std::lock_guard guard(handed_locks_mutex_);
+  handed_locks_[key] = std::move(lock);
   return true;
 }
 
@@ -459,7 +514,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   if (std::string changed = changed_input(lookup.program->headers, lookup.inputs_read_at_ns); !changed.empty()) {
     return not_stored(lookup, std::move(result), "input changed during the build: " + changed);
   }
-  count(counter::miss);
+  count(capture_helper_mark() ? "captured_by_helper" : counter::miss);
   lookup.timings.build_us = result.build_us;
   nlohmann::json sidecar = {
       {"schema", kKeySchemaVersion},
@@ -534,27 +589,32 @@ std::string Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidec
 void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   count(counter::miss);
   lookup.timings.build_us = build_us;
-  lookup.claim.reset();  // the helper takes the key's build lock (and remote lease) itself
   auto pending = std::make_shared<Lookup>(std::move(lookup));
-  BackgroundWriter::instance().post([this, pending] {
+  auto lock = std::make_shared<KeyLock>(keep_build_lock(pending->claim));  // handed to the helper
+  BackgroundWriter::instance().post([this, pending, lock] {
     std::string why;
     std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);
 #if defined(_WIN32)
     if (inputs) why = "no capture helper on this platform";
 #else
     if (inputs) {
-      HelperRequest request;
-      request.inputs = inputs->hex();
+      HelperJob job;
+      job.inputs = inputs->hex();
       for (const KeyComponent& component : pending->key.components) {
-        if (component.name == "device") request.device_digest = component.digest.hex();
+        if (component.name == "device") job.device_digest = component.digest.hex();
       }
-      request.key = pending->key.key.hex();
-      request.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings_.helper_time_limit_s, 1u << 30));
-      pid_t pid = start_capture_helper(request, &why);
-      if (pid > 0) {
-        count("capture_helper_started");
-        pending->reason = "binary captured outside the app by helper pid " + std::to_string(pid);
-      }
+      job.key = pending->key.key;
+      job.lock = std::move(*lock);
+      HelperPolicy policy;
+      policy.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings_.helper_time_limit_s, 1u << 30));
+      policy.while_running = settings_.helpers_while_running;
+      policy.store = store_.get();
+      pid_t pid = submit_capture(std::move(job), policy, &why);
+      // After what the lookup found (e.g. a corrupt entry quarantined), not instead of it.
+      std::string captured = pid > 0 ? "binary captured outside the app by helper pid " + std::to_string(pid)
+                                     : "binary captured outside the app by helper (queued: it starts when the one "
+                                       "before it ends, or at exit)";
+      if (pid >= 0) pending->reason = pending->reason.empty() ? captured : pending->reason + "; " + captured;
     }
 #endif
     if (!why.empty()) {
@@ -582,6 +642,7 @@ void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) 
 bool Engine::awaited(const Lookup& lookup) const {
   if (remote_ && remote_->holds_lease(lookup.key.key)) return true;  // other nodes' waiters are unseen
   if (!lookup.claim) return false;
+  if (lookup.claim->needed_now) return true;
   if (lookup.claim->flight && lookup.claim->flight->awaited()) return true;
   return lookup.claim->key_lock.held() && store_->key_wanted(lookup.key.key);
 }
@@ -616,7 +677,7 @@ void Engine::uncacheable(const ProgramInputs& program, const std::string& device
 
 nlohmann::json Engine::trace_record(const Lookup& lookup) const {
   nlohmann::json key = lookup.key.to_json();
-  return {
+  nlohmann::json record = {
       {"time", iso8601_now()},
       {"pid", fileops::current_process_id()},
       {"process", executable_path()},
@@ -626,7 +687,8 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
       {"key", lookup.key.key.hex()},
       {"key_schema", kKeySchemaVersion},
       {"components", key["components"]},
-      {"verdict", to_string(lookup.verdict)},
+      // A capture helper's build is the app's miss captured: "captured", so that nobody counts it twice.
+      {"verdict", capture_helper_mark() && lookup.verdict == Verdict::miss ? "captured" : to_string(lookup.verdict)},
       {"tier", lookup.tier},
       {"pack", lookup.pack},
       {"label", settings_.label},
@@ -640,6 +702,12 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
         {"store", lookup.timings.store_us},
         {"wait", lookup.timings.wait_us}}},
   };
+  if (const CaptureHelperMark* helper = capture_helper_mark()) {
+    // The helper's work made visible (explain, the tests): for whom, and when it ran.
+    record["capture_helper"] = {{"for_pid", helper->for_pid}, {"at_exit", helper->at_exit},
+                                {"started_us", helper->started_us}, {"ended_us", monotonic_us()}};
+  }
+  return record;
 }
 
 TraceRetention Engine::trace_retention() const {
@@ -652,7 +720,7 @@ void Engine::end(Lookup& lookup) {
 
 // Everything the exit waits for (background stores and traces, stats.lock, the hits lock) comes
 // out of one flush_timeout.
-void Engine::flush() {
+void Engine::flush([[maybe_unused]] bool at_exit) {
   const auto bound = std::chrono::milliseconds(settings_.flush_timeout_ms);
   const auto deadline = std::chrono::steady_clock::now() + bound;
   auto left = [&] {
@@ -663,6 +731,7 @@ void Engine::flush() {
     return BackgroundWriter::instance().drain(wait);
   });
 #if !defined(_WIN32)
+  if (at_exit) start_queued_captures_at_exit();  // queued by the stores drained above
   if (const char* wait = std::getenv("JITCACHE_TEST_WAIT_FOR_HELPERS"); wait && *wait == '1') wait_for_capture_helpers();
 #endif
   if (!drained) {

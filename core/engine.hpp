@@ -12,6 +12,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +27,7 @@
 #include "core/trace.hpp"
 #include "hashing/build_inputs.hpp"
 #include "hashing/key.hpp"
+#include "store/disk_store.hpp"
 
 namespace jitcache {
 
@@ -144,16 +147,20 @@ class Engine {
   // awaited (its flight ends, its build lock is released) and a newcomer builds it too.
   void postpone(Lookup& lookup);
   // capture = helper: the app's build succeeded and its binary is not read here. Records the
-  // inputs and starts a detached helper that rebuilds them, checks the key and stores the entry
-  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock released for the helper.
+  // inputs and has a detached helper rebuild them, check the key and store the entry
+  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock handed to the helper.
   void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
+  // In a capture helper: the build lock of `key` that the helper was handed as descriptor
+  // `handle`; the lookup of that key takes it instead of locking. False and `why`: not that lock.
+  bool adopt_build_lock(const Digest128& key, std::intptr_t handle, std::string* why);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
   // The build cannot be cached at all.
   void uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason);
 
-  // Waits (bounded) for background stores, then saves the stats. Called at exit too.
-  void flush();
+  // Waits (bounded) for background stores, then saves the stats. At exit it also starts the
+  // capture helpers still queued.
+  void flush(bool at_exit = false);
 
  private:
   Engine(Settings settings, std::unique_ptr<DiskStore> store);
@@ -164,6 +171,7 @@ class Engine {
   bool find_in_packs(Lookup& lookup);
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
+  bool take_handed_lock(Lookup& lookup);
   nlohmann::json trace_record(const Lookup& lookup) const;
   TraceRetention trace_retention() const;
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
@@ -180,6 +188,8 @@ class Engine {
   std::vector<std::string> env_patterns_;
   MemoryTier memory_;
   FlightTable flights_;
+  std::mutex handed_locks_mutex_;
+  std::map<Digest128, KeyLock> handed_locks_;  // adopt_build_lock's, until their lookup takes them
 };
 
 }  // namespace jitcache

@@ -168,6 +168,10 @@ ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
     Engine* engine = Engine::instance();
     if (!engine) return failure("the cache is disabled or unusable here");
     std::string why;
+    if (request.handed_lock >= 0 && request.expected_key &&
+        !engine->adopt_build_lock(*request.expected_key, request.handed_lock, &why)) {
+      return failure(why);
+    }
     std::optional<ReplayDevice> device = matching_device(adapter, request.device_digest, &why);
     if (!device) return not_here(why);
     return build_on(*device, request, adapter, *engine);

@@ -10,6 +10,7 @@
 // loads its loader, lists the devices and runs its API's create + build through its hooks.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ struct ReplayRequest {
   nlohmann::json recorded_components;  // the recorded key's components ({name: {digest}}): what must not differ
   // The capture helper: the app's key. Nothing is built unless the key derived here is this one.
   std::optional<Digest128> expected_key;
+  // The capture helper's child: the expected key's build lock, inherited (-1: none; then the
+  // build takes the lock itself).
+  std::intptr_t handed_lock = -1;
 };
 
 struct ReplayResult {

@@ -13,6 +13,14 @@ namespace {
 
 // The default list of codegen-relevant variables: PoCL's work-group and vectorizer knobs and its
 // extra build flags, Intel IGC's debug/option keys, NVIDIA's PTX JIT switches.
+// auto: the capture helper on PoCL, inline elsewhere (docs/design-decisions.md). Windows has no
+// capture helper: build.
+#if defined(_WIN32)
+constexpr const char* kDefaultCapture = "build";
+#else
+constexpr const char* kDefaultCapture = "auto";
+#endif
+
 constexpr const char* kDefaultEnvPatterns =
     "POCL_WORK_GROUP_*,POCL_VECTORIZER_*,POCL_EXTRA_BUILD_FLAGS,POCL_CPU_*,POCL_MAX_WORK_GROUP_SIZE,"
     "IGC_*,NEOReadDebugKeys,CUDA_FORCE_PTX_JIT,CUDA_DISABLE_PTX_JIT";
@@ -54,12 +62,15 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256", "entry cap of the in-process memory tier"},
     {"wait", "JITCACHE_WAIT_MS", "30000",
      "wait at most this many ms for another thread or process building the same key, then build"},
-    {"capture", "JITCACHE_CAPTURE", "build",
+    {"capture", "JITCACHE_CAPTURE", kDefaultCapture,
      "when a missed build's binary is read and stored: build (right after it), release (at the "
      "program's last release or exit, unless someone waits for it), helper (never in the app: a "
      "detached `jitcache` process rebuilds the recorded inputs and stores them) or auto (helper on "
      "PoCL, build elsewhere)"},
-    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper is stopped after this long"},
+    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper's build of one program is stopped after this long"},
+    {"helper_start", "JITCACHE_HELPER_START", "one_at_a_time",
+     "when an app's capture helpers run: one_at_a_time (at most one while the app runs, the rest "
+     "after it exits) or at_exit (none while the app runs)"},
     {"store_inputs", "JITCACHE_STORE_INPUTS", "1",
      "1 keeps what a rebuild needs (source or IL, options, header contents, spec constants, keyed "
      "variables) in the store for `jitcache warm`; 0 keeps no source byte on disk"},
@@ -288,6 +299,11 @@ Settings load_settings() {
     settings.recapture = *on ? Recapture::always : Recapture::off;
   } else {
     settings.problems.push_back("recapture: not auto, 1 or 0: '" + text("recapture") + "'");
+  }
+  if (text("helper_start") == "at_exit") {
+    settings.helpers_while_running = false;
+  } else if (text("helper_start") != "one_at_a_time") {
+    settings.problems.push_back("helper_start: not one_at_a_time or at_exit: '" + text("helper_start") + "'");
   }
   if (auto limit = parse_duration_s(text("helper_time_limit")); limit && *limit > 0) {
     settings.helper_time_limit_s = *limit;

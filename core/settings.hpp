@@ -61,6 +61,7 @@ struct Settings {
   std::uint64_t helper_time_limit_s = 600;
   // recapture: refresh served entries with the code the driver generated lazily (docs/settings.md)
   Recapture recapture = Recapture::off;
+  bool helpers_while_running = true;  // helper_start = one_at_a_time (false: at_exit)
   bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from

@@ -81,6 +81,11 @@ class KeyLock {
   KeyLock& operator=(KeyLock&&) noexcept;
   bool held() const;
   void release();
+  // Handing the lock to another process (capture helpers, core/capture_helper.hpp): the
+  // descriptor a child inherits (it then holds the lock too, the moment it exists), and letting
+  // go of this process's copy without removing the lock file, which the new holder now owns.
+  std::intptr_t native_handle() const;
+  void let_go();
 
  private:
   friend class DiskStore;
@@ -119,6 +124,11 @@ class DiskStore {
   // Whether another process waits for the lock of `key` (it left a marker that the lock's holder
   // removes when it releases the lock).
   bool key_wanted(const Digest128& key) const;
+  // Takes the lock of `key` that this process inherited as descriptor `handle` (a capture
+  // helper). Fails unless `handle` is that key's current lock file and holds its lock.
+  // `owns_name`: releasing removes the lock file (false: a forked child working for the owner,
+  // which removes it once the child is done).
+  std::error_code adopt_key_lock(const Digest128& key, std::intptr_t handle, bool owns_name, KeyLock* lock);
 
   // Recorded inputs (store/input_records.hpp): stores `record` under its own XXH3-128 unless a
   // record of that name is there already (then only refreshes its mtime). Counted in the size.

@@ -172,9 +172,16 @@ class FileLock {
                                  FileLock* lock);
   static std::error_code acquire(const Dir& dir, const std::filesystem::path& relative,
                                  std::chrono::milliseconds wait, FileLock* lock);
+  // Takes a descriptor this process inherited from the lock's holder (posix_spawn): the lock
+  // belongs to the open file, so locking it again succeeds at once when the descriptor holds it.
+  // It is made close-on-exec. Fails with resource_unavailable_try_again when another open file
+  // holds the lock; not_supported on Windows.
+  static std::error_code adopt(std::intptr_t handle, FileLock* lock);
   bool held() const { return file_.is_open(); }
   // The locked file itself (its identity tells a lock file that was replaced since it was opened).
   std::error_code info(FileInfo* info) const { return file_.info(info); }
+  // The descriptor, for a child process to inherit (and so hold the lock too).
+  std::intptr_t native_handle() const { return file_.handle_; }
 
  private:
   static std::error_code lock_file(File file, std::chrono::milliseconds wait, FileLock* lock);

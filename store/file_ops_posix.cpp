@@ -672,6 +672,16 @@ std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono
   return lock_file(std::move(file), wait, lock);
 }
 
+std::error_code FileLock::adopt(std::intptr_t handle, FileLock* lock) {
+  const int fd = fd_of(handle);
+  const int flags = ::fcntl(fd, F_GETFD);
+  if (handle < 0 || flags < 0) return std::make_error_code(std::errc::bad_file_descriptor);
+  File file;
+  file.handle_ = handle;
+  if (::fcntl(fd, F_SETFD, flags | FD_CLOEXEC) != 0) return last_error();
+  return lock_file(std::move(file), std::chrono::milliseconds(0), lock);
+}
+
 std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock) {
   // Poll with a growing pause instead of a blocking flock: a stopped or hung holder must not
   // stall the application beyond `wait`.

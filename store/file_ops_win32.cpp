@@ -439,6 +439,10 @@ std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono
   return lock_file(std::move(file), wait, lock);
 }
 
+std::error_code FileLock::adopt(std::intptr_t, FileLock*) {
+  return std::make_error_code(std::errc::not_supported);  // no capture helper on Windows
+}
+
 std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock) {
   // Windows byte-range locks are mandatory: lock one byte far past any data so that the lock
   // file stays readable and writable by everyone while it is held.

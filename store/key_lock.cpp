@@ -16,6 +16,7 @@ struct KeyLock::State {
   std::filesystem::path path;
   std::filesystem::path wanted_path;  // the waiters' marker, served once this lock is released
   fileops::FileLock lock;
+  bool owns_name = true;  // releasing removes the lock file (and the waiters' marker)
 };
 
 KeyLock::KeyLock() = default;
@@ -34,11 +35,18 @@ bool KeyLock::held() const { return state_ && state_->lock.held(); }
 void KeyLock::release() {
   if (!state_) return;
   // Removed while still locked: nobody can be holding the name's current inode but us.
-  if (state_->lock.held()) {
+  if (state_->lock.held() && state_->owns_name) {
     (void)state_->root->remove_file(state_->wanted_path);
     (void)state_->root->remove_file(state_->path);
   }
   state_.reset();  // closing the file releases the lock
+}
+
+std::intptr_t KeyLock::native_handle() const { return held() ? state_->lock.native_handle() : -1; }
+
+void KeyLock::let_go() {
+  if (state_) state_->owns_name = false;
+  release();
 }
 
 namespace store_detail {
@@ -89,6 +97,31 @@ std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseco
       error = store_detail::lock_current_file(layout.dir(), state->path, wait, &state->lock);
     }
     if (error) return error;
+    lock->state_ = std::move(state);
+    return {};
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
+std::error_code DiskStore::adopt_key_lock(const Digest128& key, std::intptr_t handle, bool owns_name, KeyLock* lock) {
+  try {
+    lock->release();
+    const auto& layout = impl_->layout;
+    auto state = std::make_unique<KeyLock::State>();
+    state->root = layout.shared_dir();
+    state->path = layout.key_lock(key);
+    state->wanted_path = layout.key_wanted(key);
+    state->owns_name = owns_name;
+    if (auto error = fileops::FileLock::adopt(handle, &state->lock)) return error;
+    // Only the key's current lock file: anything else handed over proves nothing.
+    fileops::FileInfo held, named;
+    if (auto error = state->lock.info(&held)) return error;
+    if (auto error = layout.dir().stat(state->path, &named)) return error;
+    if (named.kind != fileops::FileKind::regular || named.identity != held.identity) {
+      state->owns_name = false;  // not ours to remove
+      return std::make_error_code(std::errc::invalid_argument);
+    }
     lock->state_ = std::move(state);
     return {};
   } catch (...) {

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -104,7 +106,25 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (options.wait_for_capture_helpers) {
+    auto root = options.env.find("JITCACHE_DIR");
+    const char* inherited = std::getenv("JITCACHE_DIR");
+    if (root != options.env.end()) wait_for_build_locks(root->second);
+    else if (inherited && *inherited) wait_for_build_locks(inherited);
+  }
   return result;
+}
+
+void wait_for_build_locks(const std::filesystem::path& cache_root) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(cache_root / "locks", ec)) {
+    if (entry.path().extension() != ".lock") continue;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);  // never created here
+    if (fd < 0) continue;  // released (and removed) meanwhile
+    while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {
+    }
+    ::close(fd);
+  }
 }
 
 TempDir::TempDir() {
@@ -154,7 +174,9 @@ CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& opt
                      const std::filesystem::path& trace_dir) {
   CachedRun cached;
   cached.result = run(argv, options);
-  cached.traces = read_traces(trace_dir);
+  for (nlohmann::json& trace : read_traces(trace_dir)) {
+    (trace.contains("capture_helper") ? cached.helper_traces : cached.traces).push_back(std::move(trace));
+  }
   cached.verdicts = count_verdicts(cached.traces);
   return cached;
 }

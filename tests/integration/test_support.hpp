@@ -23,6 +23,10 @@ struct RunOptions {
   std::vector<std::string> unset;          // removed from it
   std::optional<unsigned> run_as_uid;      // drop privileges in the child (tests run as root in CI)
   int timeout_s = 300;
+  // After the run, wait until the capture helpers it left behind are done (capture = auto on
+  // PoCL): they hold the build locks of the keys they capture, handed over by the app, so taking
+  // every lock under JITCACHE_DIR/locks once tells they are. Off to see what the app alone did.
+  bool wait_for_capture_helpers = true;
 };
 
 RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});
@@ -46,13 +50,17 @@ class TempDir {
 };
 
 std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
+
+// Takes and drops every build lock under <cache_root>/locks, waiting for their holders.
+void wait_for_build_locks(const std::filesystem::path& cache_root);
 std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& traces);
 
 // A run under the shim: what the app printed, the traces it left in `trace_dir`, their verdicts.
 struct CachedRun {
   RunResult result;
-  std::vector<nlohmann::json> traces;
+  std::vector<nlohmann::json> traces;  // the app's own
   std::map<std::string, int> verdicts;
+  std::vector<nlohmann::json> helper_traces;  // its capture helpers' (they have "capture_helper")
 
   int count(const std::string& kind, const std::string& verdict) const;  // traces of that kind and verdict
 };

@@ -1,6 +1,7 @@
 // Tests for DiskStore::lock_key, the per-key build lock of cross-process single-flight: one holder
 // at a time (also across processes), a bounded wait, no lock files left behind, and a holder that
 // dies releases it.
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,6 +74,31 @@ TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
     EXPECT_TRUE(fs::exists(lock_file()));
   }
   EXPECT_FALSE(fs::exists(lock_file()));
+}
+
+// The capture helper's handover (core/capture_helper.hpp): a descriptor of the held lock (what a
+// child inherits) is adopted; anything else handed over is refused and closed, never trusted.
+TEST_F(KeyLockTest, AHandedOverLockIsAdoptedOnlyWhenItIsTheKeysHeldLockFile) {
+  KeyLock app;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &app));
+  KeyLock helper;
+  EXPECT_FALSE(store_->adopt_key_lock(kKey, ::dup(static_cast<int>(app.native_handle())), true, &helper));
+  EXPECT_TRUE(helper.held());
+  // The lock of another key, or a file that is no lock, proves nothing.
+  KeyLock wrong;
+  EXPECT_TRUE(store_->adopt_key_lock(Digest128{9, 9}, ::dup(static_cast<int>(app.native_handle())), true, &wrong));
+  EXPECT_FALSE(wrong.held());
+  EXPECT_TRUE(store_->adopt_key_lock(kKey, ::open("/dev/null", O_RDONLY), true, &wrong));
+  EXPECT_FALSE(wrong.held());
+  EXPECT_TRUE(store_->adopt_key_lock(kKey, -1, true, &wrong));
+  // The app lets go: the file stays and the lock stays held by the helper's descriptor.
+  app.let_go();
+  EXPECT_TRUE(fs::exists(lock_file()));
+  KeyLock newcomer;
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(0), &newcomer), std::errc::resource_unavailable_try_again);
+  helper.release();
+  EXPECT_FALSE(fs::exists(lock_file()));
+  EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &newcomer));
 }
 
 TEST_F(KeyLockTest, AnotherProcessWaitsForTheHolderAndGetsTheLockWhenItIsReleased) {

@@ -44,7 +44,8 @@ std::optional<fs::path> newest_trace(const fs::path& dir, std::string* error) {
   }
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
     auto trace = read_json_object(*it);
-    if (trace && trace->value("verdict", std::string()) != "hit") return *it;
+    // A capture helper's build is the app's miss captured, not a lookup of its own to explain.
+    if (trace && trace->value("verdict", std::string()) != "hit" && !trace->contains("capture_helper")) return *it;
   }
   return files.back();
 }
@@ -65,7 +66,22 @@ std::string verdict_sentence(const json& trace) {
            "); it was quarantined and rebuilt";
   }
   if (verdict == "failed") return "failed: the real build failed, so nothing was stored";
+  if (verdict == "captured") return "captured: a capture helper built this program for an app's miss and stored it";
   return "";
+}
+
+// What a capture helper did for this lookup (capture = helper/auto), or empty.
+std::string capture_sentence(const json& trace, bool stored) {
+  if (auto helper = trace.find("capture_helper"); helper != trace.end() && helper->is_object()) {
+    const std::int64_t ran_us = helper->value("ended_us", std::int64_t{0}) - helper->value("started_us", std::int64_t{0});
+    return "this is a capture helper's build for the app of pid " + helper->value("for_pid", json(0)).dump() + " (it ran " +
+           format_duration_us(static_cast<std::uint64_t>(std::max<std::int64_t>(0, ran_us))) + ")";
+  }
+  const std::string reason = trace.value("reason", std::string());
+  if (reason.find("captured outside the app") == std::string::npos) return {};
+  return reason + "; the entry is " +
+         (stored ? std::string("stored now")
+                 : "not stored (the helper has not finished, or failed: see capture_helper_* in `jitcache stats`)");
 }
 
 json difference_json(const Difference& d) {
@@ -99,8 +115,10 @@ std::string closeness(const EntryMatch& match) {
 }
 
 void print_human(const fs::path& trace_file, const json& trace, const std::vector<std::string>& kernels,
-                 const std::vector<EntryMatch>& matches, std::size_t entry_count, const std::string& answer) {
+                 const std::vector<EntryMatch>& matches, std::size_t entry_count, const std::string& answer,
+                 const std::string& capture) {
   std::printf("%s\n", answer.c_str());
+  if (!capture.empty()) std::printf("capture: %s\n", capture.c_str());
   if (!matches.empty() && !suggestion(matches.front()).empty()) std::printf("hint: %s\n", suggestion(matches.front()).c_str());
   std::printf("\n");
   Table lookup;
@@ -177,6 +195,8 @@ int explain(const ExplainOptions& options) {
   }
 
   std::string answer = verdict_sentence(*trace);
+  const std::string capture = capture_sentence(
+      *trace, std::any_of(entries.begin(), entries.end(), [&](const CachedEntry& e) { return e.key == key; }));
   std::vector<EntryMatch> matches;
   if (answer.empty() || trace->value("verdict", std::string()) == "failed") {
     matches = closest_entries(components, kernels, entries, key, std::max<std::size_t>(options.top, 1));
@@ -206,12 +226,13 @@ int explain(const ExplainOptions& options) {
                 {"device", trace->value("device", std::string())},
                 {"kernel_names", kernels},
                 {"explanation", answer},
+                {"capture", capture},
                 {"suggestion", matches.empty() ? std::string() : suggestion(matches.front())},
                 {"entries_considered", entries.size()},
                 {"closest", closest}});
     return 0;
   }
-  print_human(trace_file, *trace, kernels, matches, entries.size(), answer);
+  print_human(trace_file, *trace, kernels, matches, entries.size(), answer, capture);
   return 0;
 }
 

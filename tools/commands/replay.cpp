@@ -2,11 +2,16 @@
 // adapter (core/replay.hpp; shim/opencl/replay.hpp, shim/level_zero/replay.hpp) and reports one
 // JSON object. `jitcache warm` and the capture
 // helper run it as a child process each, so that a driver fault costs only that program.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/capture_helper_mark.hpp"
 #include "core/platform.hpp"
 #include "core/stats.hpp"
 #include "shim/level_zero/replay.hpp"
@@ -25,6 +30,10 @@ struct ReplayOptions {
   unsigned time_limit_s = 600;
   int result_fd = -1;
   bool helper = false;  // started by an app (capture = helper): low priority, failures counted
+  std::vector<std::string> jobs;  // helper: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD, one per program
+  std::int64_t for_pid = 0;       // helper: the app it works for
+  bool at_exit = false;           // helper: started by the app's exit flush
+  std::intptr_t handed_lock = -1;  // helper's child: the key's build lock, inherited
 };
 
 nlohmann::json result_json(const ReplayResult& result) {
@@ -87,7 +96,82 @@ ReplayResult replay_one(const ReplayOptions& options) {
   std::unique_ptr<ReplayAdapter> adapter =
       inputs->api == Api::level_zero ? level_zero::replay_adapter() : opencl::replay_adapter();
   request.inputs = std::move(*inputs);
+  request.handed_lock = options.handed_lock;
   return replay(request, *adapter);
+}
+
+// One program of a helper's --job list: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD (LOCK_FD -1: none).
+bool parse_job(const std::string& text, ReplayOptions* job) {
+  std::vector<std::string> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = text.find(':', start);
+    fields.push_back(text.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  if (fields.size() != 4) return false;
+  job->inputs = fields[0];
+  job->device_digest = fields[1];
+  job->expect_key = fields[2];
+  char* end = nullptr;
+  const long fd = std::strtol(fields[3].c_str(), &end, 10);
+  if (fields[3].empty() || *end != '\0' || fd < -1 || fd > 1 << 20) return false;
+  job->handed_lock = fd;
+  return true;
+}
+
+// Built here, or already stored: anything else (no matching device, a failure) leaves the key unstored.
+bool done(const ReplayResult& result) {
+  return result.outcome == ReplayResult::Outcome::built || result.outcome == ReplayResult::Outcome::already_warm;
+}
+
+// A failed capture is counted here: the app may be gone.
+void count_helper_failure(const char* counter_name) {
+  count(counter_name);
+  flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
+}
+
+// The capture helper: its programs one by one, each built by a child of its own (a driver crash
+// or the time limit costs that program only). This process holds every handed build lock until
+// the program's child is done, so that a waiter finds the entry stored when it gets the lock.
+int run_helper(const ReplayOptions& options) {
+  // Tests only: the helper waits for a byte on this FIFO before it starts (it holds its locks).
+  if (const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO"); fifo && *fifo) {
+    const int gate = ::open(fifo, O_RDONLY | O_CLOEXEC);
+    char byte = 0;
+    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
+    if (gate >= 0) ::close(gate);
+  }
+  const Settings settings = load_settings();
+  std::string error;
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
+  for (const std::string& text : options.jobs) {
+    ReplayOptions job = options;
+    if (!parse_job(text, &job)) {
+      count_helper_failure("capture_helper_failed");
+      continue;
+    }
+    KeyLock held;
+    std::optional<Digest128> key = Digest128::from_hex(job.expect_key);
+    if (job.handed_lock >= 0 && !(store && key && !store->adopt_key_lock(*key, job.handed_lock, true, &held))) {
+      job.handed_lock = -1;  // not the key's lock (closed): the child takes the lock itself
+    }
+    const pid_t child = ::fork();
+    if (child == 0) {
+      if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
+      mark_capture_helper(options.for_pid, options.at_exit);
+      ReplayResult result = replay_one(job);
+      if (!done(result)) count_helper_failure("capture_helper_failed");
+      std::exit(done(result) ? 0 : 1);
+    }
+    int status = 0;
+    while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (child < 0) count_helper_failure("capture_helper_failed");
+    if (child > 0 && WIFSIGNALED(status)) count_helper_failure("capture_helper_died");
+    held.release();  // removes the lock file: the entry is stored, or will be built again
+  }
+  return 0;
 }
 
 }  // namespace
@@ -96,26 +180,30 @@ Command add_replay_command(CLI::App& app) {
   auto options = std::make_shared<ReplayOptions>();
   CLI::App* cli = app.add_subcommand("replay", "rebuild one recorded program (used by warm and the capture helper)");
   cli->group("");  // hidden: an internal step, documented in docs/cli.md under warm
-  cli->add_option("--inputs", options->inputs, "digest of the recorded inputs")->required();
-  cli->add_option("--device-digest", options->device_digest, "the recorded key's device component digest")->required();
+  cli->add_option("--inputs", options->inputs, "digest of the recorded inputs");
+  cli->add_option("--device-digest", options->device_digest, "the recorded key's device component digest");
   cli->add_option("--component", options->components,
                   "name=digest of a recorded key component: the key derived here must have it (repeatable)");
   cli->add_option("--expect-key", options->expect_key, "store only if the key derived here is this one");
   cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
   cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
   cli->add_flag("--helper", options->helper, "run as an app's capture helper: niced, failures counted in stats");
+  cli->add_option("--job", options->jobs, "helper: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD of one program (repeatable)");
+  cli->add_option("--for-pid", options->for_pid, "helper: the app it captures for");
+  cli->add_flag("--at-exit", options->at_exit, "helper: started by the app's exit flush");
   return {cli, [options] {
-            if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
-            if (options->helper) (void)::nice(10);  // the app's own work comes first
-            ReplayResult result = replay_one(*options);
-            const bool done = result.outcome == ReplayResult::Outcome::built ||
-                              result.outcome == ReplayResult::Outcome::already_warm;
-            if (options->helper && !done) {
-              count("capture_helper_failed");  // the app may be gone: it cannot count this one
-              flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
+            if (options->helper) {
+              (void)::nice(10);  // the app's own work comes first
+              return run_helper(*options);
             }
+            if (options->inputs.empty() || options->device_digest.empty()) {
+              report(options->result_fd, result_json(failure("--inputs and --device-digest are required")));
+              return 1;
+            }
+            if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
+            ReplayResult result = replay_one(*options);
             report(options->result_fd, result_json(result));
-            return done ? 0 : 1;
+            return done(result) ? 0 : 1;
           }};
 }
 

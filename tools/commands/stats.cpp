@@ -21,7 +21,9 @@ struct StatsOptions {
 const std::vector<const char*> kKnownCounters = {
     counter::hit_memory, counter::hit_pack, counter::hit_disk,  counter::hit_remote, counter::miss,     counter::store,
     counter::store_skipped, counter::stale,  counter::corrupt,    counter::error,    counter::eviction,
-    counter::bytes_stored, counter::time_saved_us, counter::pack_refused};
+    counter::bytes_stored, counter::time_saved_us, counter::pack_refused, "captured_by_helper", "capture_helper_started",
+    "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died",
+    "capture_helper_not_started"};
 
 nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size) {
   const TraceUsage traces = trace_usage(settings.trace_dir);
@@ -78,6 +80,14 @@ void print_human(const nlohmann::json& stats) {
   table.add({"  disk", n(counter::hit_disk)});
   table.add({"  remote", n(counter::hit_remote)});
   table.add({"Misses", n(counter::miss), "real builds (including rebuilds of stale or corrupt entries)"});
+  table.add({"Captured by helpers", n("captured_by_helper"),
+             "misses whose binary a capture helper built and stored outside the app (not lookups)"});
+  table.add({"  helpers started", n("capture_helper_started"),
+             n("capture_helper_queued") + " waited for the app's running helper, " + n("capture_helper_at_exit") +
+                 " started at the app's exit"});
+  table.add({"  failed / died", n("capture_helper_failed") + " / " + n("capture_helper_died"),
+             "that entry is built again by the next run"});
+  table.add({"  not started", n("capture_helper_not_started"), "no jitcache binary, or no recorded inputs"});
   table.add({"Stores", n(counter::store), format_size(c.value(counter::bytes_stored, std::uint64_t{0})) + " written"});
   table.add({"Stores skipped", n(counter::store_skipped), "read-only, or entry size limits"});
   table.add({"Stale rejected", n(counter::stale), "cached binaries the driver refused"});

@@ -1,0 +1,248 @@
+// capture = auto (the default; the capture helper on PoCL) on real PoCL through the real ICD
+// loader: the app reads no binary; a detached `jitcache replay --helper` stores the entry. The app
+// hands each key's build lock to its helper, so a run started right after the app exits waits for
+// the helper and hits, and test_support's run() waits for the helpers by taking those locks (no
+// sleeps). JITCACHE_TEST_HELPER_DIES kills a helper's child between its build and its store.
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class CaptureHelper : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  fs::path cache = tmp / "cache";
+  fs::path kernels = tmp / "kernels";
+  int runs = 0;
+
+  void SetUp() override { fs::copy(EXAMPLE_KERNELS, kernels, fs::copy_options::recursive); }
+
+  // A run under the shim with the default settings (+ `extra`). Its PoCL scratch folder outlives
+  // the run: the app's helpers use it after the app is gone.
+  CachedRun run_app(std::vector<std::string> argv, std::map<std::string, std::string> extra = {},
+                    bool wait_for_helpers = true) {
+    const std::string n = std::to_string(++runs);
+    fs::path trace_dir = tmp / ("traces-" + n);
+    RunOptions options;
+    options.env = {{"JITCACHE_DIR", cache.string()},       {"POCL_KERNEL_CACHE", "0"},
+                   {"POCL_CACHE_DIR", (tmp / ("pocl-" + n)).string()}, {"LD_PRELOAD", JITCACHE_LIBRARY},
+                   {"JITCACHE_TRACE", "1"},                 {"JITCACHE_TRACE_DIR", trace_dir.string()},
+                   {"PYOPENCL_NO_CACHE", "1"},              {"PYOPENCL_CTX", "0"}};
+    options.unset = {"JITCACHE_CAPTURE"};
+    options.wait_for_capture_helpers = wait_for_helpers;
+    for (auto& [name, value] : extra) options.env[name] = value;
+    return run_traced(argv, options, trace_dir);
+  }
+
+  RunResult run_plain(std::vector<std::string> argv) {
+    RunOptions options;
+    options.env = {{"POCL_KERNEL_CACHE", "0"}, {"PYOPENCL_NO_CACHE", "1"}, {"PYOPENCL_CTX", "0"}};
+    options.unset = {"LD_PRELOAD"};
+    return run(argv, options);
+  }
+
+  std::int64_t counter(const std::string& name) {
+    RunOptions options;
+    options.env = {{"JITCACHE_DIR", cache.string()}};
+    options.unset = {"LD_PRELOAD"};
+    RunResult result = run({JITCACHE_TOOL, "stats", "--json"}, options);
+    nlohmann::json stats = nlohmann::json::parse(result.out, nullptr, false);
+    if (stats.is_discarded() || !stats["counters"].contains(name)) return 0;
+    return stats["counters"][name].get<std::int64_t>();
+  }
+
+  std::vector<std::string> example() const { return {OPENCL_EXAMPLE, "--kernels", kernels.string()}; }
+
+  bool has_pyopencl() { return run({"/usr/bin/python3", "-c", "import pyopencl"}).exit_code == 0; }
+};
+
+void expect_success(const RunResult& result) {
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("all results correct"), std::string::npos) << result.out;
+}
+
+int captured_outside(const CachedRun& run) {
+  return static_cast<int>(std::count_if(run.traces.begin(), run.traces.end(), [](const nlohmann::json& trace) {
+    return trace.value("reason", std::string()).find("captured outside the app by helper") != std::string::npos;
+  }));
+}
+
+std::int64_t monotonic_now_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+TEST_F(CaptureHelper, ByDefaultTheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllHits) {
+  RunResult plain = run_plain(example());
+  expect_success(plain);
+  CachedRun first = run_app(example());
+  expect_success(first.result);
+  EXPECT_EQ(first.result.out, plain.out);
+  EXPECT_EQ(first.verdicts["miss"], 2);
+  EXPECT_EQ(captured_outside(first), 2);
+  // The helpers' work is visible: their trace records name the app; stats count their builds as
+  // captures, not as misses of their own.
+  ASSERT_EQ(first.helper_traces.size(), 2u);
+  for (const auto& trace : first.helper_traces) {
+    EXPECT_EQ(trace["capture_helper"]["for_pid"], first.traces.front()["pid"]) << trace.dump();
+  }
+  EXPECT_EQ(counter("capture_helper_started"), 2);
+  EXPECT_EQ(counter("misses"), 2);
+  EXPECT_EQ(counter("captured_by_helper"), 2);
+  EXPECT_EQ(counter("stores"), 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+
+  CachedRun second = run_app(example());
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, plain.out);
+  EXPECT_EQ(second.verdicts["hit"], 2);
+  EXPECT_EQ(second.traces.size(), 2u);
+}
+
+// The app hands each key's build lock to its helper: a run started the moment the first exits
+// waits for the helpers and hits, without any wait in the test.
+TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
+  CachedRun first = run_app(example(), {}, /*wait_for_helpers=*/false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  CachedRun second = run_app(example(), {}, /*wait_for_helpers=*/false);
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, first.result.out);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+// The handover itself: the moment the app has exited, the build lock of every key it missed is
+// held (by its helpers, paused here on a FIFO before they build), so nobody can build them again.
+TEST_F(CaptureHelper, WhenTheAppExitsItsHelpersHoldTheLockOfEveryKeyItMissed) {
+  const fs::path fifo = tmp / "helper-gate";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // a writer: the helpers' open returns
+  ASSERT_GE(gate, 0);
+  CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  int held = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
+    if (entry.path().extension() != ".lock") continue;
+    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) ++held;
+    ::close(fd);
+  }
+  EXPECT_EQ(held, 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  ASSERT_EQ(::write(gate, "go", 2), 2);  // one byte for each paused helper
+  CachedRun second = run_app(example(), {}, false);
+  ::close(gate);
+  expect_success(second.result);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+TEST_F(CaptureHelper, TwoAppsOfTheSameProgramsAtOnceBuildAndStoreEachKeyOnce) {
+  RunResult plain = run_plain(example());
+  CachedRun a, b;
+  std::thread other([&] { b = run_app(example(), {}, false); });
+  a = run_app(example(), {}, false);
+  other.join();
+  wait_for_build_locks(cache);
+  expect_success(a.result);
+  expect_success(b.result);
+  EXPECT_EQ(a.result.out, plain.out);
+  EXPECT_EQ(b.result.out, plain.out);
+  EXPECT_EQ(counter("stores"), 2);  // one leader per key, across both apps and their helpers
+  CachedRun third = run_app(example());
+  EXPECT_EQ(third.verdicts["hit"], 2);
+}
+
+// Helpers never compete with the app: of an app's helpers, at most one runs while the app runs
+// (the rest start at its exit flush, "at_exit", and build one by one). Checked on the helpers' own
+// clock readings.
+TEST_F(CaptureHelper, AManyProgramAppHasAtMostOneHelperAliveWhileItRuns) {
+  if (!has_pyopencl()) GTEST_SKIP() << "python3-pyopencl not installed";
+  const std::vector<std::string> script = {"/usr/bin/python3", PYOPENCL_MANY_PROGRAMS, "6"};
+  RunResult plain = run_plain(script);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  CachedRun first = run_app(script, {}, /*wait_for_helpers=*/false);
+  const std::int64_t app_ended_us = monotonic_now_us();
+  wait_for_build_locks(cache);
+  first.helper_traces.clear();
+  for (nlohmann::json& trace : read_traces(tmp / ("traces-" + std::to_string(runs)))) {
+    if (trace.contains("capture_helper")) first.helper_traces.push_back(std::move(trace));
+  }
+  ASSERT_EQ(first.result.exit_code, 0) << first.result.err;
+  EXPECT_EQ(first.result.out, plain.out);
+  EXPECT_EQ(first.verdicts["miss"], 6) << nlohmann::json(first.verdicts).dump();
+  ASSERT_EQ(first.helper_traces.size(), 6u);
+  std::vector<std::pair<std::int64_t, std::int64_t>> during_app, at_exit;
+  for (const auto& trace : first.helper_traces) {
+    const auto& helper = trace["capture_helper"];
+    (helper["at_exit"] == true ? at_exit : during_app).emplace_back(helper["started_us"], helper["ended_us"]);
+  }
+  EXPECT_GE(during_app.size(), 1u);  // the first starts at once
+  for (const auto& [started, ended] : during_app) EXPECT_LT(started, app_ended_us);
+  std::sort(during_app.begin(), during_app.end());
+  for (std::size_t i = 1; i < during_app.size(); ++i) {
+    EXPECT_GT(during_app[i].first, during_app[i - 1].second) << "two helpers ran at once while the app ran";
+  }
+  std::sort(at_exit.begin(), at_exit.end());
+  for (std::size_t i = 1; i < at_exit.size(); ++i) EXPECT_GT(at_exit[i].first, at_exit[i - 1].second);
+  EXPECT_EQ(counter("capture_helper_at_exit"), static_cast<std::int64_t>(at_exit.size()));
+  EXPECT_EQ(counter("capture_helper_started"), 6);
+  EXPECT_EQ(counter("stores"), 6);
+  CachedRun second = run_app(script);
+  EXPECT_EQ(second.result.out, plain.out);
+  EXPECT_EQ(second.verdicts["hit"], 6);
+}
+
+TEST_F(CaptureHelper, WithHelperStartAtExitNoneStartsBeforeTheAppExits) {
+  CachedRun first = run_app(example(), {{"JITCACHE_HELPER_START", "at_exit"}});
+  expect_success(first.result);
+  EXPECT_EQ(counter("capture_helper_at_exit"), 2);
+  EXPECT_EQ(counter("capture_helper_started"), 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+}
+
+TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
+  RunResult plain = run_plain(example());
+  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "after_build"}});
+  expect_success(killed.result);
+  EXPECT_EQ(killed.result.out, plain.out);
+  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  EXPECT_EQ(counter("capture_helper_died"), 2);
+
+  CachedRun again = run_app(example());  // misses again; its helpers succeed
+  expect_success(again.result);
+  EXPECT_EQ(again.result.out, plain.out);
+  EXPECT_EQ(again.verdicts["miss"], 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+
+  CachedRun warm_run = run_app(example());
+  EXPECT_EQ(warm_run.result.out, plain.out);
+  EXPECT_EQ(warm_run.verdicts["hit"], 2);
+}
+
+TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {
+  CachedRun first = run_app(example(), {{"JITCACHE_STORE_INPUTS", "0"}});
+  expect_success(first.result);
+  EXPECT_EQ(counter("capture_helper_started"), 0);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+}
+
+}  // namespace
+}  // namespace jitcache::testing
