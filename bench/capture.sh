@@ -56,8 +56,9 @@ run_case() {
     env_list+=(LD_PRELOAD="$shim" JITCACHE_DIR="$dir" JITCACHE_HELPER="$tool")
     case $variant in
       build) env_list+=(JITCACHE_CAPTURE=build) ;;
-      at_exit) env_list+=(JITCACHE_HELPER_START=at_exit) ;;
-    esac  # default: the default settings
+      default) env_list+=(JITCACHE_CAPTURE=auto) ;;  # the column keeps its name: auto, one helper at a time
+      at_exit) env_list+=(JITCACHE_CAPTURE=auto JITCACHE_HELPER_START=at_exit) ;;
+    esac
   fi
   local start out ok=1
   start=$(date +%s%N)

@@ -32,7 +32,7 @@ class CaptureHelper : public ::testing::Test {
 
   void SetUp() override { fs::copy(EXAMPLE_KERNELS, kernels, fs::copy_options::recursive); }
 
-  // A run under the shim with the default settings (+ `extra`). Its PoCL scratch folder outlives
+  // A run under the shim with capture = auto (+ `extra`). Its PoCL scratch folder outlives
   // the run: the app's helpers use it after the app is gone.
   CachedRun run_app(std::vector<std::string> argv, std::map<std::string, std::string> extra = {},
                     bool wait_for_helpers = true) {
@@ -43,7 +43,7 @@ class CaptureHelper : public ::testing::Test {
                    {"POCL_CACHE_DIR", (tmp / ("pocl-" + n)).string()}, {"LD_PRELOAD", JITCACHE_LIBRARY},
                    {"JITCACHE_TRACE", "1"},                 {"JITCACHE_TRACE_DIR", trace_dir.string()},
                    {"PYOPENCL_NO_CACHE", "1"},              {"PYOPENCL_CTX", "0"}};
-    options.unset = {"JITCACHE_CAPTURE"};
+    options.env["JITCACHE_CAPTURE"] = "auto";
     options.wait_for_capture_helpers = wait_for_helpers;
     for (auto& [name, value] : extra) options.env[name] = value;
     return run_traced(argv, options, trace_dir);

@@ -106,7 +106,13 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (options.wait_for_capture_helpers) {
+  // Only a run that may start helpers: a test may itself hold a build lock (a stopped builder).
+  auto capture = options.env.find("JITCACHE_CAPTURE");
+  const char* inherited_capture = std::getenv("JITCACHE_CAPTURE");
+  const std::string capture_mode = capture != options.env.end() ? capture->second
+                                   : inherited_capture          ? inherited_capture
+                                                                : "";
+  if (options.wait_for_capture_helpers && (capture_mode == "auto" || capture_mode == "helper")) {
     auto root = options.env.find("JITCACHE_DIR");
     const char* inherited = std::getenv("JITCACHE_DIR");
     if (root != options.env.end()) wait_for_build_locks(root->second);
