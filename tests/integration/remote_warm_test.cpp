@@ -46,14 +46,19 @@ class RemoteWarm : public ::testing::Test {
     return env;
   }
 
-  CachedRun run_app(const std::string& machine, const Env& extra = {}) {
+  // `argv` under the shim on `machine`, traced.
+  CachedRun run_on(const std::string& machine, const std::vector<std::string>& argv, const Env& extra) {
     fs::path trace_dir = tmp / ("traces-" + machine + "-" + std::to_string(++runs));
     RunOptions options;
     options.env = env(machine, extra);
     options.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
     options.env["JITCACHE_TRACE"] = "1";
     options.env["JITCACHE_TRACE_DIR"] = trace_dir.string();
-    return run_traced({OPENCL_EXAMPLE, "--kernels", kernels.string()}, options, trace_dir);
+    return run_traced(argv, options, trace_dir);
+  }
+
+  CachedRun run_app(const std::string& machine, const Env& extra = {}) {
+    return run_on(machine, {OPENCL_EXAMPLE, "--kernels", kernels.string()}, extra);
   }
 
   nlohmann::json warm(const std::string& machine, const Env& extra, std::vector<std::string> args = {},
@@ -240,15 +245,7 @@ TEST_F(RemoteWarm, ALevelZeroModuleIsWarmedFromTheRemoteToo) {
   const Env driver = {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}};
   Env b_driver = driver;
   b_driver["JITCACHE_TEST_ZE_DRIVER_VERSION"] = "1001";
-  auto run_module = [&](const std::string& machine, const Env& extra) {
-    fs::path trace_dir = tmp / ("traces-" + machine + "-" + std::to_string(++runs));
-    RunOptions options;
-    options.env = env(machine, extra);
-    options.env["LD_PRELOAD"] = JITCACHE_LIBRARY;
-    options.env["JITCACHE_TRACE"] = "1";
-    options.env["JITCACHE_TRACE_DIR"] = trace_dir.string();
-    return run_traced(app, options, trace_dir);
-  };
+  auto run_module = [&](const std::string& machine, const Env& extra) { return run_on(machine, app, extra); };
   CachedRun a = run_module("a", driver);
   ASSERT_EQ(a.result.exit_code, 0) << a.result.err;
   ASSERT_EQ(a.verdicts["miss"], 1);
