@@ -38,5 +38,16 @@ cl_int release_kernel(cl_kernel kernel);
 // After the app released a kernel: a parked program (binary_capture.hpp) that only the shim still
 // holds is stored, and what the shim keeps for it dropped.
 void forget_if_only_parked(cl_program program);
+// Drivers that count a kernel's reference in CL_PROGRAM_REFERENCE_COUNT (PoCL) keep a program the app
+// released alive until its last kernel goes, then free it, and may give its handle to the next
+// program they create, from a binary say, which the shim does not track. The record of the freed
+// program must go with it, or that program would be keyed (and served) as the freed one's source.
+// Learned at the first direct clCreateKernel from the count before and after.
+void learn_whether_kernels_hold_their_program(cl_uint references_before, cl_uint references_after);
+// Before the last release of a kernel of `program`: true when the driver frees `program` with it.
+bool freed_with_its_last_kernel(cl_program program);
+// After that release: drops what the shim kept for the freed program (never calls the driver on it).
+void forget_freed_program(cl_program program);
+cl_uint reference_count(cl_program program);
 
 }  // namespace jitcache::opencl

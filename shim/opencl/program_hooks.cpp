@@ -1,5 +1,6 @@
 // Program creation and lifetime: remember how each keyable program was made; release shadows
 // together with the app's program.
+#include <atomic>
 #include <memory>
 #include <string>
 
@@ -25,6 +26,8 @@ std::string concatenate_sources(cl_uint count, const char** strings, const size_
   return source;
 }
 
+}  // namespace
+
 cl_uint reference_count(cl_program program) {
   cl_uint count = 0;
   if (next().clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof count, &count, nullptr) != CL_SUCCESS) {
@@ -32,8 +35,6 @@ cl_uint reference_count(cl_program program) {
   }
   return count;
 }
-
-}  // namespace
 
 cl_program create_program_with_source(cl_context context, cl_uint count, const char** strings,
                                       const size_t* lengths, cl_int* errcode_ret) {
@@ -94,6 +95,21 @@ void forget_released_program(cl_program program) {
 void forget_if_only_parked(cl_program program) {
   if (is_parked(program) && reference_count(program) == 1) forget_released_program(program);
 }
+
+namespace {
+std::atomic<bool> g_kernels_hold_their_program{false};
+}  // namespace
+
+void learn_whether_kernels_hold_their_program(cl_uint references_before, cl_uint references_after) {
+  if (references_before > 0 && references_after == references_before + 1) g_kernels_hold_their_program = true;
+}
+
+bool freed_with_its_last_kernel(cl_program program) {
+  return g_kernels_hold_their_program && !is_parked(program) && registry().tracks(program) &&
+         reference_count(program) == 1;
+}
+
+void forget_freed_program(cl_program program) { forget_released_program(program); }
 
 cl_int release_program(cl_program program) {
   // The last release of a tracked program takes its shadow with it. A parked program (see

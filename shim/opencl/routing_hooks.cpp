@@ -43,8 +43,12 @@ cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* err
   run_deferred_compile(program);  // the driver's own answer (an object has no kernels) needs it
   cl_program shadow = registry().shadow_of(program);
   if (!shadow) {
+    const cl_uint before = reference_count(program);
     cl_kernel kernel = next().clCreateKernel(program, kernel_name, errcode_ret);
-    if (kernel) registry().track_direct_kernel(kernel, program);
+    if (kernel) {
+      registry().track_direct_kernel(kernel, program);
+      learn_whether_kernels_hold_their_program(before, reference_count(program));
+    }
     return kernel;
   }
   cl_kernel kernel = next().clCreateKernel(shadow, kernel_name, errcode_ret);
@@ -130,9 +134,12 @@ cl_int release_kernel(cl_kernel kernel) {
   // A parked program whose app references are gone but for this kernel's is stored after it.
   cl_program owner = nullptr;
   if (last) next().clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr);
+  // A program the app released while this kernel lived goes with the kernel: its record must go too.
+  const bool owner_freed = owner && freed_with_its_last_kernel(owner);
   cl_int status = next().clReleaseKernel(kernel);
   if (status == CL_SUCCESS && last) {
     if (cl_program program = registry().forget_kernel(kernel)) release_program(program);
+    else if (owner_freed) forget_freed_program(owner);
     else if (owner) forget_if_only_parked(owner);
   }
   return status;

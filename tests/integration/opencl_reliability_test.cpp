@@ -104,6 +104,27 @@ TEST_F(OpenClReliability, FullDiskLeavesTheAppCorrect) {
   EXPECT_TRUE(entry_binaries(root).empty());
 }
 
+// PoCL frees a program the app released with its last kernel and hands the same handle to the next
+// program, here one made from another program's binary. The freed program's record must not key
+// (and serve) the new one: before the fix its build was a hit on the freed source ("scale" served
+// for "square": clCreateKernel failed with -46) and the rounds after it were never looked up.
+TEST_F(OpenClReliability, AProgramFreedWithItsLastKernelLeavesNoRecordForItsHandle) {
+  const std::vector<std::string> app = {OPENCL_REUSED_HANDLE, "8"};
+  RunResult plain = run_plain(app);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  if (plain.err.find("reused handles: 0") != std::string::npos) GTEST_SKIP() << "the driver reused no handle";
+  // Which handle the driver hands out next depends on the heap's layout: the size of the
+  // environment moves it (without the fix, 2 of these 6 sizes failed on PoCL 3.1).
+  for (std::size_t pad : {0, 100, 1000, 3000, 5000, 9000}) {
+    RunOptions options;
+    options.env["HEAP_LAYOUT_PAD"] = std::string(pad, 'x');
+    Run cold = run_cached(app, tmp / ("cache-" + std::to_string(pad)), options);
+    expect_unaffected(cold.result, plain);
+    // One lookup per source build: the "square" program whose binary the rounds use, then 8 x "scale".
+    EXPECT_EQ(cold.verdicts["miss"] + cold.verdicts["hit"], 9) << "pad " << pad << ": " << cold.result.err;
+  }
+}
+
 TEST_F(OpenClReliability, ReadOnlyFileSystemServesHitsQuietly) {
   SmallTmpfs disk(tmp / "ro", "size=8m,mode=0700");
   if (!disk.mounted()) GTEST_SKIP() << "mounting a tmpfs needs root with CAP_SYS_ADMIN";
