@@ -44,6 +44,7 @@ void forget_if_only_parked(cl_program program);
 // program must go with it, or that program would be keyed (and served) as the freed one's source.
 // Learned at the first direct clCreateKernel from the count before and after.
 void learn_whether_kernels_hold_their_program(cl_uint references_before, cl_uint references_after);
+bool kernel_references_known();  // learned once: later kernels cost no extra driver call
 // Before the last release of a kernel of `program`: true when the driver frees `program` with it.
 bool freed_with_its_last_kernel(cl_program program);
 // After that release: drops what the shim kept for the freed program (never calls the driver on it).

@@ -97,15 +97,19 @@ void forget_if_only_parked(cl_program program) {
 }
 
 namespace {
-std::atomic<bool> g_kernels_hold_their_program{false};
+enum KernelReferences { kUnknown, kCounted, kNotCounted };
+std::atomic<int> g_kernel_references{kUnknown};
 }  // namespace
 
+bool kernel_references_known() { return g_kernel_references != kUnknown; }
+
 void learn_whether_kernels_hold_their_program(cl_uint references_before, cl_uint references_after) {
-  if (references_before > 0 && references_after == references_before + 1) g_kernels_hold_their_program = true;
+  if (references_before == 0) return;  // the driver did not say
+  g_kernel_references = references_after == references_before + 1 ? kCounted : kNotCounted;
 }
 
 bool freed_with_its_last_kernel(cl_program program) {
-  return g_kernels_hold_their_program && !is_parked(program) && registry().tracks(program) &&
+  return g_kernel_references == kCounted && !is_parked(program) && registry().tracks(program) &&
          reference_count(program) == 1;
 }
 

@@ -43,11 +43,12 @@ cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* err
   run_deferred_compile(program);  // the driver's own answer (an object has no kernels) needs it
   cl_program shadow = registry().shadow_of(program);
   if (!shadow) {
-    const cl_uint before = reference_count(program);
+    const bool learn = !kernel_references_known();
+    const cl_uint before = learn ? reference_count(program) : 0;
     cl_kernel kernel = next().clCreateKernel(program, kernel_name, errcode_ret);
     if (kernel) {
       registry().track_direct_kernel(kernel, program);
-      learn_whether_kernels_hold_their_program(before, reference_count(program));
+      if (learn) learn_whether_kernels_hold_their_program(before, reference_count(program));
     }
     return kernel;
   }
