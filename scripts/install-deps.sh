@@ -11,7 +11,7 @@ packages=(
   python3-pyopencl
   python3-opencv python3-numpy hashcat  # tests/apps (the real-application suite) and bench/clients.sh
   libssl-dev redis-server
-  libarchive-dev  # jitcache pack: writes packs (ustar) with libarchive
+  libarchive-dev  # tests only: an independent reader of the packs jitcache writes
   gnuplot-nox  # bench/ plots
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
   clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets

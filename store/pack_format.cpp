@@ -157,6 +157,38 @@ std::optional<TarMember> parse_tar_header(std::string_view block) {
   return member;
 }
 
+namespace {
+// `value` as `width - 1` octal digits and a NUL, at `field`.
+void put_octal(char* field, std::size_t width, std::uint64_t value) {
+  field[width - 1] = '\0';
+  for (std::size_t i = width - 1; i-- > 0; value >>= 3) field[i] = static_cast<char>('0' + (value & 7));
+}
+}  // namespace
+
+std::optional<std::string> tar_header(std::string_view name, std::uint64_t size, std::int64_t mtime) {
+  if (name.empty() || name.size() >= 100 || size >= (1ull << 33) || mtime < 0 || mtime >= (1ll << 33)) {
+    return std::nullopt;
+  }
+  std::string block(kBlock, '\0');
+  char* p = block.data();
+  std::memcpy(p, name.data(), name.size());
+  put_octal(p + 100, 8, 0644);  // mode
+  put_octal(p + 108, 8, 0);     // uid
+  put_octal(p + 116, 8, 0);     // gid
+  put_octal(p + 124, 12, size);
+  put_octal(p + 136, 12, static_cast<std::uint64_t>(mtime));
+  p[156] = '0';  // a regular file
+  std::memcpy(p + 257, "ustar\0" "00", 8);
+  put_octal(p + 329, 8, 0);  // devmajor
+  put_octal(p + 337, 8, 0);  // devminor
+  // The checksum: every byte summed with the field itself as spaces; six digits, NUL, space.
+  std::memset(p + 148, ' ', 8);
+  std::uint64_t sum = 0;
+  for (unsigned char byte : block) sum += byte;
+  put_octal(p + 148, 7, sum);
+  return block;
+}
+
 std::string entry_member(const Digest128& key, bool binary) {
   return std::string(kEntriesFolder) + key.hex() + (binary ? ".bin" : ".json");
 }

@@ -82,6 +82,9 @@ struct TarMember {
   std::uint64_t size = 0;
 };
 std::optional<TarMember> parse_tar_header(std::string_view block);
+// The 512-byte ustar header of a regular file `name` (< 100 bytes) of `size` bytes (< 8 GiB),
+// mode 0644, owner 0:0, as libarchive's ustar writer lays it out; nullopt when either does not fit.
+std::optional<std::string> tar_header(std::string_view name, std::uint64_t size, std::int64_t mtime);
 
 constexpr std::uint64_t padded(std::uint64_t size) { return (size + kBlock - 1) / kBlock * kBlock; }
 

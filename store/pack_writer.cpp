@@ -1,6 +1,7 @@
 #include "store/pack_writer.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -8,8 +9,6 @@
 #include <fstream>
 #include <set>
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -84,38 +83,59 @@ bool write_at(int fd, std::uint64_t offset, std::string_view data) {
   return true;
 }
 
+// The members' ustar headers and data, buffered into 1 MiB writes (a member larger than the buffer
+// is written straight from its bytes). The headers are written here rather than by libarchive:
+// libarchive's per-member cost (an archive_entry allocated, named and freed per file) was the
+// largest single cost of a pack of small entries (docs/design-decisions.md, "Packs write their
+// own tar headers"); the tests read every pack back with libarchive and with tar.
 class TarWriter {
  public:
-  TarWriter() : archive_(archive_write_new()) {}
-  ~TarWriter() { archive_write_free(archive_); }
-  bool open(int fd) {
-    // Writes in 1 MiB blocks (fewer system calls), the last block unpadded: the file ends right
-    // after the two zero blocks, where the layout says.
-    return archive_ && archive_write_set_format_ustar(archive_) == ARCHIVE_OK &&
-           archive_write_set_bytes_per_block(archive_, 1 << 20) == ARCHIVE_OK &&
-           archive_write_set_bytes_in_last_block(archive_, 1) == ARCHIVE_OK &&
-           archive_write_open_fd(archive_, fd) == ARCHIVE_OK;
+  explicit TarWriter(int fd) : fd_(fd) { buffer_.reserve(kBufferBytes); }
+  bool add(std::string_view name, std::string_view data, std::time_t mtime) {
+    std::optional<std::string> header = tar_header(name, data.size(), mtime);
+    if (!header) return fail("member " + std::string(name) + " does not fit a ustar header");
+    buffer_ += *header;
+    if (data.size() >= kBufferBytes) {
+      if (!flush() || !write_all(data)) return false;
+      written_ += data.size();
+    } else {
+      buffer_.append(data);
+    }
+    buffer_.append(padded(data.size()) - data.size(), '\0');
+    return buffer_.size() < kBufferBytes || flush();
   }
-  bool add(const std::string& name, std::string_view data, std::time_t mtime) {
-    archive_entry* entry = archive_entry_new();
-    archive_entry_set_pathname(entry, name.c_str());
-    archive_entry_set_size(entry, static_cast<la_int64_t>(data.size()));
-    archive_entry_set_filetype(entry, AE_IFREG);
-    archive_entry_set_perm(entry, 0644);
-    archive_entry_set_mtime(entry, mtime, 0);
-    bool ok = archive_write_header(archive_, entry) == ARCHIVE_OK &&
-              archive_write_data(archive_, data.data(), data.size()) == static_cast<la_ssize_t>(data.size());
-    archive_entry_free(entry);
-    return ok;
+  bool close() {
+    buffer_.append(2 * kBlock, '\0');  // the end of a tar archive
+    return flush();
   }
-  bool close() { return archive_write_close(archive_) == ARCHIVE_OK; }
-  std::string error() const {
-    const char* text = archive_error_string(archive_);
-    return text ? text : "libarchive failed";
-  }
+  const std::string& error() const { return error_; }
+  std::uint64_t offset() const { return written_ + buffer_.size(); }  // where the next member's header goes
 
  private:
-  archive* archive_;
+  static constexpr std::size_t kBufferBytes = 1 << 20;
+  bool fail(std::string why) {
+    error_ = std::move(why);
+    return false;
+  }
+  bool write_all(std::string_view data) {
+    while (!data.empty()) {
+      const ssize_t put = ::write(fd_, data.data(), data.size());
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) return fail(std::strerror(errno));
+      data.remove_prefix(static_cast<std::size_t>(put));
+    }
+    return true;
+  }
+  bool flush() {
+    const bool ok = write_all(buffer_);
+    written_ += buffer_.size();
+    buffer_.clear();
+    return ok;
+  }
+  int fd_;
+  std::uint64_t written_ = 0;
+  std::string buffer_;
+  std::string error_;
 };
 
 // A sidecar as one line of JSON: every pack hit parses its sidecar, and the store's indented form
@@ -127,6 +147,16 @@ std::string compact_sidecar(const nlohmann::json& sidecar) {
 std::string text_of(const nlohmann::json& object, const char* name) {
   auto it = object.find(name);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// Pointers to `items` in the order of `name_of` (a Digest128).
+template <typename T, typename Name>
+std::vector<const T*> sorted_by(const std::vector<T>& items, Name name_of) {
+  std::vector<const T*> sorted;
+  sorted.reserve(items.size());
+  for (const T& item : items) sorted.push_back(&item);
+  std::sort(sorted.begin(), sorted.end(), [&](const T* a, const T* b) { return name_of(*a) < name_of(*b); });
+  return sorted;
 }
 
 }  // namespace
@@ -156,29 +186,30 @@ nlohmann::json describe_entries(const std::vector<PackEntry>& entries) {
           {"compilers", compiler_list}};
 }
 
-bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries, std::vector<PackInput> inputs,
-                const PackWriteOptions& options, std::string* error) {
-  std::sort(entries.begin(), entries.end(), [](const PackEntry& a, const PackEntry& b) { return a.key < b.key; });
-  if (std::adjacent_find(entries.begin(), entries.end(), [](const PackEntry& a, const PackEntry& b) {
-        return a.key == b.key;
+bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>& entry_list,
+                const std::vector<PackInput>& input_list, const PackWriteOptions& options, std::string* error) {
+  // Sorted views: the caller's entries are read in place, never copied.
+  const std::vector<const PackEntry*> entries = sorted_by(entry_list, [](const PackEntry& e) { return e.key; });
+  if (std::adjacent_find(entries.begin(), entries.end(), [](const PackEntry* a, const PackEntry* b) {
+        return a->key == b->key;
       }) != entries.end()) {
     *error = "two entries with the same key";
     return false;
   }
-  std::sort(inputs.begin(), inputs.end(), [](const PackInput& a, const PackInput& b) { return a.digest < b.digest; });
+  const std::vector<const PackInput*> inputs = sorted_by(input_list, [](const PackInput& e) { return e.digest; });
   std::uint64_t input_bytes = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (i > 0 && inputs[i - 1].digest == inputs[i].digest) {
+    if (i > 0 && inputs[i - 1]->digest == inputs[i]->digest) {
       *error = "two inputs records with the same digest";
       return false;
     }
-    if (inputs[i].bytes.size() > kMaxRecordedInputsBytes || xxh3_128(inputs[i].bytes) != inputs[i].digest) {
-      *error = "inputs record " + inputs[i].digest.hex() + " does not match its digest or is over its cap";
+    if (inputs[i]->bytes.size() > kMaxRecordedInputsBytes || xxh3_128(inputs[i]->bytes) != inputs[i]->digest) {
+      *error = "inputs record " + inputs[i]->digest.hex() + " does not match its digest or is over its cap";
       return false;
     }
-    input_bytes += inputs[i].bytes.size();
+    input_bytes += inputs[i]->bytes.size();
   }
-  nlohmann::json manifest = describe_entries(entries);
+  nlohmann::json manifest = describe_entries(entry_list);
   manifest["format"] = "jitcache-pack";
   manifest["format_version"] = kFormatVersion;
   manifest["producer"] = options.producer;
@@ -189,11 +220,11 @@ bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entrie
   for (const auto& [name, value] : options.extra_manifest.items()) manifest[name] = value;
   const std::string manifest_text = manifest.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 
-  // The layout, computed from the sizes alone: the index comes first and names every offset. The
-  // digests are filled in as each member is written, and the index rewritten in place at the end.
-  std::vector<std::string> sidecars;
-  sidecars.reserve(entries.size());
-  for (const PackEntry& entry : entries) sidecars.push_back(compact_sidecar(entry.sidecar));
+  // The index comes first and names every offset and digest, but its size depends only on the
+  // counts: it is written with the members' places and digests left zero, which are filled in as
+  // each member is written, and rewritten in place at the end. So each sidecar is dumped right
+  // before it is written and nothing is held (all sidecars dumped first cost more in malloc and
+  // page faults than the dump itself: perf, 10 000 entries of 4 KiB).
   IndexHeader header;
   header.entry_count = static_cast<std::uint32_t>(entries.size());
   const std::uint64_t records_end = kIndexHeaderSize + entries.size() * kRecordSize;
@@ -206,25 +237,7 @@ bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entrie
     header.inputs_size = inputs.size() * kInputRecordSize;
   }
   std::vector<IndexRecord> records(entries.size());
-  std::uint64_t offset = header.manifest_offset + padded(manifest_text.size());
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    IndexRecord& record = records[i];
-    record.key = entries[i].key;
-    record.sidecar_offset = offset + kBlock;
-    record.sidecar_size = sidecars[i].size();
-    offset = record.sidecar_offset + padded(record.sidecar_size);
-    record.binary_offset = offset + kBlock;
-    record.binary_size = entries[i].binary.size();
-    offset = record.binary_offset + padded(record.binary_size);
-  }
   std::vector<InputIndexRecord> rows(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    rows[i].digest = inputs[i].digest;
-    rows[i].offset = offset + kBlock;
-    rows[i].size = inputs[i].bytes.size();
-    offset = rows[i].offset + padded(rows[i].size);
-  }
-  const std::uint64_t expected_size = offset + 2 * kBlock;  // the two zero blocks that end a tar
   auto encode_index = [&] {
     std::string index = encode_header(header);
     index.reserve(index_size);
@@ -236,24 +249,36 @@ bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entrie
   TempFile temp;
   if (!create_temp(path, &temp, error)) return false;
   const std::time_t mtime = std::time(nullptr);
-  TarWriter tar;
-  bool ok = tar.open(temp.fd) && tar.add(kIndexMember, encode_index(), mtime) &&
-            tar.add(kSignatureMember, unsigned_slot(), mtime) && tar.add(kManifestMember, manifest_text, mtime);
+  TarWriter tar(temp.fd);
+  bool ok = tar.add(kIndexMember, encode_index(), mtime) && tar.add(kSignatureMember, unsigned_slot(), mtime) &&
+            tar.add(kManifestMember, manifest_text, mtime);
+  ok = ok && tar.offset() == header.manifest_offset + padded(manifest_text.size());
   for (std::size_t i = 0; ok && i < entries.size(); ++i) {
-    records[i].sidecar_sha256 = sha256(sidecars[i]);  // while the bytes are in cache, right before writing
-    records[i].binary_sha256 = sha256(entries[i].binary);
-    ok = tar.add(entry_member(entries[i].key, false), sidecars[i], mtime) &&
-         tar.add(entry_member(entries[i].key, true), entries[i].binary, mtime);
-    std::string().swap(entries[i].binary);  // written: the memory can go
+    const PackEntry& entry = *entries[i];
+    const std::string sidecar = compact_sidecar(entry.sidecar);
+    IndexRecord& record = records[i];
+    record.key = entry.key;
+    record.sidecar_size = sidecar.size();
+    record.sidecar_sha256 = sha256(sidecar);  // while the bytes are in cache, right before writing
+    record.sidecar_offset = tar.offset() + kBlock;
+    ok = tar.add(entry_member(entry.key, false), sidecar, mtime);
+    record.binary_size = entry.binary.size();
+    record.binary_sha256 = sha256(entry.binary);
+    record.binary_offset = tar.offset() + kBlock;
+    ok = ok && tar.add(entry_member(entry.key, true), entry.binary, mtime);
     if (options.progress) options.progress(i + 1, entries.size());
   }
   for (std::size_t i = 0; ok && i < inputs.size(); ++i) {
-    rows[i].sha256 = sha256(inputs[i].bytes);
-    ok = tar.add(input_member(inputs[i].digest), inputs[i].bytes, mtime);
+    rows[i].digest = inputs[i]->digest;
+    rows[i].size = inputs[i]->bytes.size();
+    rows[i].sha256 = sha256(inputs[i]->bytes);
+    rows[i].offset = tar.offset() + kBlock;
+    ok = tar.add(input_member(inputs[i]->digest), inputs[i]->bytes, mtime);
   }
+  const std::uint64_t expected_size = tar.offset() + 2 * kBlock;  // the two zero blocks that end a tar
   ok = ok && tar.close();
   if (!ok) {
-    *error = "writing " + path.string() + ": " + tar.error();
+    *error = "writing " + path.string() + ": " + (tar.error().empty() ? "layout error" : tar.error());
     return false;
   }
   struct stat st {};

@@ -1,5 +1,5 @@
-// Writing a pack (docs/pack-format.md) with libarchive's ustar writer: the members are laid out
-// exactly as the format fixes them, so the index written first can hold the offsets of the entries
+// Writing a pack (docs/pack-format.md), a ustar archive: the members are laid out exactly as the
+// format fixes them, so the index written first can hold the offsets of the entries
 // that follow. Written to a temp file next to the target and renamed into place: a reader that has
 // the old file open keeps reading the old file.
 #pragma once
@@ -42,11 +42,12 @@ nlohmann::json describe_entries(const std::vector<PackEntry>& entries);
 // failure; nothing is left at `path` then (an existing file there is untouched). Every member is
 // hashed as it is written (one pass over the bytes); the index, written first with room for the
 // digests, is filled in at the end.
-bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries, std::vector<PackInput> inputs,
-                const PackWriteOptions& options, std::string* error);
-inline bool write_pack(const std::filesystem::path& path, std::vector<PackEntry> entries,
+// The entries are read in place (never copied or changed).
+bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>& entries,
+                const std::vector<PackInput>& inputs, const PackWriteOptions& options, std::string* error);
+inline bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>& entries,
                        const PackWriteOptions& options, std::string* error) {
-  return write_pack(path, std::move(entries), {}, options, error);
+  return write_pack(path, entries, {}, options, error);
 }
 
 // Rewrites `path` with its signature slot holding a signature by `signing_key_pem` (same bytes

@@ -1,4 +1,5 @@
-// Packs written by the real writer (libarchive) and read back by the reader the engine uses:
+// Packs written by the real writer (which lays out its own ustar headers; libarchive and tar read
+// them back as an independent check) and read back by the reader the engine uses:
 // lookups by key, one damaged entry refused while the others serve, damaged or foreign layouts
 // refused whole, and the signature rules (trusted, untrusted, unsigned, changed after signing).
 #include <gtest/gtest.h>
@@ -10,6 +11,8 @@
 #include <fstream>
 #include <memory>
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -100,12 +103,13 @@ class PackTest : public ::testing::Test {
   TempFolder folder;
   fs::path pack = folder.path / "app.jcpack";
 
-  void write(std::vector<PackEntry> entries, const std::string& signing_key = "", std::vector<PackInput> inputs = {}) {
+  void write(const std::vector<PackEntry>& entries, const std::string& signing_key = "",
+             const std::vector<PackInput>& inputs = {}) {
     PackWriteOptions options;
     options.producer = "store_pack_test";
     options.signing_key_pem = signing_key;
     std::string error;
-    ASSERT_TRUE(write_pack(pack, std::move(entries), std::move(inputs), options, &error)) << error;
+    ASSERT_TRUE(write_pack(pack, entries, inputs, options, &error)) << error;
   }
   std::unique_ptr<PackReader> open(const PackTrust& trust = {}) {
     std::string error;
@@ -146,6 +150,86 @@ TEST_F(PackTest, IsAPlainTarArchive) {
   EXPECT_NE(text.find("jitcache-pack/index"), std::string::npos);
   EXPECT_NE(text.find("jitcache-pack/manifest.json"), std::string::npos);
   EXPECT_NE(text.find("entries/" + make_entry(1).key.hex() + ".bin"), std::string::npos);
+}
+
+// The writer lays out its own ustar headers: libarchive (strict ustar reader) and GNU tar must
+// read every member back with its name, mode, size and bytes, in the format's order, with members
+// larger than the writer's 1 MiB buffer, of exactly one block, and empty.
+TEST_F(PackTest, LibarchiveAndTarReadEveryMemberTheWriterLaysOut) {
+  std::vector<PackEntry> entries = make_entries(3);
+  entries[0].binary = std::string((3 << 20) / 2 + 7, 'x');
+  entries[1].binary = std::string(512, 'y');
+  entries[2].binary.clear();
+  for (PackEntry& entry : entries) store_detail::add_integrity_fields(&entry.sidecar, entry.key.hex(), entry.binary);
+  std::vector<PackInput> inputs = make_inputs(2);
+  write(entries, "", inputs);
+  std::sort(entries.begin(), entries.end(), [](const PackEntry& a, const PackEntry& b) { return a.key < b.key; });
+  std::sort(inputs.begin(), inputs.end(), [](const PackInput& a, const PackInput& b) { return a.digest < b.digest; });
+  std::vector<std::string> expected = {pack::kIndexMember, pack::kSignatureMember, pack::kManifestMember};
+  for (const PackEntry& entry : entries) {
+    expected.push_back(pack::entry_member(entry.key, false));
+    expected.push_back(pack::entry_member(entry.key, true));
+  }
+  for (const PackInput& input : inputs) expected.push_back(pack::input_member(input.digest));
+
+  archive* reader = archive_read_new();
+  ASSERT_EQ(archive_read_support_format_tar(reader), ARCHIVE_OK);
+  ASSERT_EQ(archive_read_open_filename(reader, pack.c_str(), 10240), ARCHIVE_OK);
+  std::vector<std::string> names;
+  archive_entry* member = nullptr;
+  int status = ARCHIVE_OK;
+  while ((status = archive_read_next_header(reader, &member)) == ARCHIVE_OK) {
+    const std::string name = archive_entry_pathname(member);
+    names.push_back(name);
+    EXPECT_EQ(archive_format(reader), ARCHIVE_FORMAT_TAR_USTAR) << name;
+    EXPECT_EQ(archive_entry_filetype(member), AE_IFREG) << name;
+    EXPECT_EQ(archive_entry_perm(member), 0644) << name;
+    std::string data(static_cast<std::size_t>(archive_entry_size(member)), '\0');
+    ASSERT_EQ(archive_read_data(reader, data.data(), data.size()), static_cast<la_ssize_t>(data.size())) << name;
+    for (const PackEntry& entry : entries) {
+      if (name == pack::entry_member(entry.key, true)) {
+        EXPECT_EQ(data, entry.binary);
+      } else if (name == pack::entry_member(entry.key, false)) {
+        EXPECT_EQ(nlohmann::json::parse(data), entry.sidecar);
+      }
+    }
+    for (const PackInput& input : inputs) {
+      if (name == pack::input_member(input.digest)) {
+        EXPECT_EQ(data, input.bytes);
+      }
+    }
+  }
+  EXPECT_EQ(status, ARCHIVE_EOF) << archive_error_string(reader);
+  archive_read_free(reader);
+  EXPECT_EQ(names, expected);
+
+  const fs::path listing = folder.path / "listing", unpacked = folder.path / "unpacked";
+  fs::create_directories(unpacked);
+  ASSERT_EQ(std::system(("tar tvf " + pack.string() + " > " + listing.string() + " && tar xf " + pack.string() +
+                         " -C " + unpacked.string()).c_str()),
+            0);
+  std::ifstream in(listing);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), expected.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind("-rw-r--r--", 0), 0u) << lines[i];
+    EXPECT_EQ(lines[i].substr(lines[i].size() - expected[i].size()), expected[i]);
+  }
+  std::ifstream big(unpacked / pack::entry_member(entries[0].key, true), std::ios::binary);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(big)), {}), entries[0].binary);
+}
+
+// write_pack reads the caller's entries in place: they are neither moved from nor reordered.
+TEST_F(PackTest, TheWriterLeavesTheCallersEntriesAsTheyWere) {
+  const std::vector<PackEntry> entries = make_entries(4);
+  const std::vector<PackEntry> before = entries;
+  write(entries);
+  ASSERT_EQ(entries.size(), before.size());
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(entries[i].key, before[i].key);
+    EXPECT_EQ(entries[i].binary, before[i].binary);
+  }
 }
 
 TEST_F(PackTest, EmptyPackOpensAndMisses) {

@@ -29,7 +29,7 @@ Command add_generate_command(CLI::App& app);  // hidden: man pages and completio
 Command add_warm_command(CLI::App& app);
 Command add_replay_command(CLI::App& app);  // hidden: one program, for warm and the capture helper
 #ifndef _WIN32
-Command add_pack_command(CLI::App& app);  // packs need libcrypto and libarchive: not in the Windows build
+Command add_pack_command(CLI::App& app);  // packs need libcrypto: not in the Windows build
 #endif
 
 // Shared by the commands.

@@ -210,7 +210,7 @@ int create(PackOptions options) {
   Progress progress("writing");
   PackWriteOptions write = write_options(options, "create");
   write.progress = std::ref(progress);
-  if (!write_pack(options.output, std::move(entries), std::move(records), write, &error)) return report_error(error);
+  if (!write_pack(options.output, entries, records, write, &error)) return report_error(error);
   return finish_write(options, {}, count,
                       {{"skipped_unreadable", skipped}, {"input_records", record_count}, {"inputs_missing", inputs_missing}});
 }
@@ -446,7 +446,7 @@ int merge_or_strip(PackOptions options, const std::string& command) {
   Progress progress("writing");
   PackWriteOptions write = write_options(options, command);
   write.progress = std::ref(progress);
-  if (!write_pack(options.output, std::move(entries), std::move(records), write, &error)) return report_error(error);
+  if (!write_pack(options.output, entries, records, write, &error)) return report_error(error);
   if (!options.json) {
     for (const auto& conflict : conflicts) {
       std::fprintf(stderr, "jitcache: conflict: %s differs in %s (kept the first)\n",
