@@ -72,6 +72,7 @@ std::string encode_header(const IndexHeader& header) {
   put_sha(&out, header.manifest_sha256);
   put_u64(&out, header.inputs_offset);
   put_u64(&out, header.inputs_size);
+  if (header.version >= 2) put_u32(&out, static_cast<std::uint32_t>(header.checksum_algorithm));
   out.resize(kIndexHeaderSize, '\0');  // reserved
   return out;
 }
@@ -84,8 +85,8 @@ std::string encode_record(const IndexRecord& record) {
   put_u64(&out, record.binary_size);
   put_u64(&out, record.sidecar_offset);
   put_u64(&out, record.sidecar_size);
-  put_sha(&out, record.binary_sha256);
-  put_sha(&out, record.sidecar_sha256);
+  put_sha(&out, record.binary_checksum);
+  put_sha(&out, record.sidecar_checksum);
   return out;
 }
 
@@ -95,7 +96,7 @@ std::string encode_input_record(const InputIndexRecord& record) {
   put_be64(&out, record.digest.low);
   put_u64(&out, record.offset);
   put_u64(&out, record.size);
-  put_sha(&out, record.sha256);
+  put_sha(&out, record.checksum);
   return out;
 }
 
@@ -104,7 +105,7 @@ InputIndexRecord decode_input_record(const unsigned char* p) {
   record.digest = decode_key(p);
   record.offset = get_u64(p + 16);
   record.size = get_u64(p + 24);
-  record.sha256 = get_sha(p + 32);
+  record.checksum = get_sha(p + 32);
   return record;
 }
 
@@ -123,6 +124,8 @@ std::optional<IndexHeader> decode_header(std::string_view bytes) {
   header.manifest_sha256 = get_sha(p + 40);
   header.inputs_offset = get_u64(p + 72);
   header.inputs_size = get_u64(p + 80);
+  // Version 1 reserved these bytes (zero): SHA-256. An unknown value is left for the reader to refuse.
+  if (header.version >= 2) header.checksum_algorithm = static_cast<ChecksumAlgorithm>(get_u32(p + 88));
   return header;
 }
 
@@ -135,8 +138,8 @@ IndexRecord decode_record(const unsigned char* p) {
   record.binary_size = get_u64(p + 24);
   record.sidecar_offset = get_u64(p + 32);
   record.sidecar_size = get_u64(p + 40);
-  record.binary_sha256 = get_sha(p + 48);
-  record.sidecar_sha256 = get_sha(p + 80);
+  record.binary_checksum = get_sha(p + 48);
+  record.sidecar_checksum = get_sha(p + 80);
   return record;
 }
 
@@ -201,6 +204,21 @@ Sha256 sha256(std::string_view bytes) {
   Sha256 digest;
   SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest.data());
   return digest;
+}
+
+Checksum checksum(ChecksumAlgorithm algorithm, std::string_view bytes) {
+  if (algorithm == ChecksumAlgorithm::sha256) return sha256(bytes);
+  const Digest128 digest = xxh3_128(bytes);
+  Checksum out{};
+  for (int i = 0; i < 8; ++i) {
+    out[static_cast<std::size_t>(i)] = static_cast<unsigned char>(digest.high >> (56 - 8 * i));
+    out[static_cast<std::size_t>(8 + i)] = static_cast<unsigned char>(digest.low >> (56 - 8 * i));
+  }
+  return out;
+}
+
+const char* name_of(ChecksumAlgorithm algorithm) {
+  return algorithm == ChecksumAlgorithm::sha256 ? "sha256" : "xxh3-128";
 }
 
 std::string hex(const Sha256& digest) {

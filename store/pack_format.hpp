@@ -15,7 +15,10 @@
 
 namespace jitcache::pack {
 
-inline constexpr std::uint32_t kFormatVersion = 1;
+// Version 1: every checksum is SHA-256. Version 2: the index header names the checksum algorithm
+// (SHA-256 or XXH3-128). A writer writes version 1 for SHA-256 packs, so every reader reads them.
+inline constexpr std::uint32_t kFormatVersion = 2;
+inline constexpr std::uint32_t kFirstFormatVersion = 1;
 inline constexpr std::size_t kBlock = 512;  // tar block
 inline constexpr char kIndexMagic[8] = {'J', 'C', 'P', 'A', 'C', 'K', 'I', 'X'};
 inline constexpr std::size_t kIndexHeaderSize = 96;
@@ -30,6 +33,11 @@ inline constexpr const char* kEntriesFolder = "entries/";
 inline constexpr const char* kInputsFolder = "inputs/";
 
 using Sha256 = std::array<unsigned char, 32>;
+// A member's checksum in the index: 32 bytes, SHA-256 or XXH3-128 (big-endian, then 16 zero bytes).
+using Checksum = std::array<unsigned char, 32>;
+enum class ChecksumAlgorithm : std::uint32_t { sha256 = 0, xxh3_128 = 1 };
+Checksum checksum(ChecksumAlgorithm algorithm, std::string_view bytes);
+const char* name_of(ChecksumAlgorithm algorithm);  // "sha256", "xxh3-128"
 
 // Index header, little-endian, kIndexHeaderSize bytes.
 struct IndexHeader {
@@ -44,6 +52,9 @@ struct IndexHeader {
   // follow the entry records inside the index member (so the signature covers them); 0 = none.
   std::uint64_t inputs_offset = 0;
   std::uint64_t inputs_size = 0;
+  // Version 2: bytes 88-91. Signed packs are SHA-256 only (a signature over XXH3 values would let
+  // anyone craft other bytes with the same checksums); version 1 is always SHA-256.
+  ChecksumAlgorithm checksum_algorithm = ChecksumAlgorithm::sha256;
 };
 
 // One index record, kRecordSize bytes, sorted by key (big-endian bytes = hex order), unique.
@@ -53,8 +64,8 @@ struct IndexRecord {
   std::uint64_t binary_size = 0;
   std::uint64_t sidecar_offset = 0;
   std::uint64_t sidecar_size = 0;
-  Sha256 binary_sha256{};
-  Sha256 sidecar_sha256{};
+  Checksum binary_checksum{};
+  Checksum sidecar_checksum{};
 };
 
 // One row of the inputs table, kInputRecordSize bytes, sorted by digest, unique: a recorded-inputs
@@ -63,7 +74,7 @@ struct InputIndexRecord {
   Digest128 digest;  // XXH3-128 of the record's bytes: its name in a store (inputs/<dd>/<digest>.rec)
   std::uint64_t offset = 0;  // file offset of the member's data
   std::uint64_t size = 0;
-  Sha256 sha256{};
+  Checksum checksum{};
 };
 
 std::string encode_header(const IndexHeader& header);

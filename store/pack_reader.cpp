@@ -102,9 +102,13 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
   }
   std::optional<IndexHeader> header = decode_header(reader->index_);
   if (!header) return fail("index magic is wrong");
-  if (header->version != kFormatVersion) {
+  if (header->version < kFirstFormatVersion || header->version > kFormatVersion) {
     return fail("pack format version " + std::to_string(header->version) + " (this jitcache reads " +
-                std::to_string(kFormatVersion) + ")");
+                std::to_string(kFirstFormatVersion) + " to " + std::to_string(kFormatVersion) + ")");
+  }
+  if (header->checksum_algorithm != ChecksumAlgorithm::sha256 &&
+      header->checksum_algorithm != ChecksumAlgorithm::xxh3_128) {
+    return fail("unknown checksum algorithm " + std::to_string(static_cast<std::uint32_t>(header->checksum_algorithm)));
   }
   if (header->header_size < kIndexHeaderSize || header->record_size < kRecordSize ||
       header->record_size > kMaxRecordSize || header->entry_count > kMaxEntries ||
@@ -134,6 +138,9 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
   std::optional<SlotContent> content = parse_slot(slot, &why);
   if (!content) return fail(why);
   if (content->is_signed) {
+    if (header->checksum_algorithm != ChecksumAlgorithm::sha256) {
+      return fail("signed, but its checksums are not SHA-256 (a signature over XXH3 values vouches for nothing)");
+    }
     if (!verify_signature(content->key, signed_message(reader->index_), content->signature)) {
       return fail("signature does not verify (the pack was changed after signing)");
     }
@@ -160,6 +167,10 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
   if (!reader->manifest_.is_object()) return fail("manifest is not a JSON object");
   reader->data_start_ = header->manifest_offset + padded(manifest->size);
   return reader;
+}
+
+bool PackReader::read_bytes(std::uint64_t offset, std::uint64_t size, std::string* out) const {
+  return within(offset, size, file_size_) && read_exact(file_, offset, size, out);
 }
 
 IndexRecord PackReader::record(std::size_t i) const {
@@ -199,7 +210,7 @@ LoadResult PackReader::load_input_record(const InputIndexRecord& record) const {
     result.binary.clear();
     return result;
   }
-  if (sha256(result.binary) != record.sha256) return corrupt(name + ": checksum mismatch");
+  if (checksum(header_.checksum_algorithm, result.binary) != record.checksum) return corrupt(name + ": checksum mismatch");
   if (xxh3_128(result.binary) != record.digest) return corrupt(name + ": does not match its name");
   result.status = LoadStatus::hit;
   return result;
@@ -229,8 +240,16 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, b
     result.binary.clear();
     return result;
   }
-  if (sha256(sidecar_text) != record.sidecar_sha256) return corrupt("entry " + key + ": sidecar checksum mismatch");
-  if ((signer_ || full_check) && sha256(result.binary) != record.binary_sha256) {
+  const ChecksumAlgorithm algorithm = header_.checksum_algorithm;
+  if (checksum(algorithm, sidecar_text) != record.sidecar_checksum) {
+    return corrupt("entry " + key + ": sidecar checksum mismatch");
+  }
+  // The binary is checked once: against the index when the index's checksum vouches for it (an
+  // XXH3-128 pack: cheap; a signed pack: the signature covers it; or a full check), else against the
+  // XXH3-64 its checked sidecar names, as the disk store checks its entries. The writer refuses an
+  // entry whose sidecar does not describe its binary, so both say the same of an intact pack.
+  const bool index_checks_binary = algorithm == ChecksumAlgorithm::xxh3_128 || signer_ || full_check;
+  if (index_checks_binary && checksum(algorithm, result.binary) != record.binary_checksum) {
     return corrupt("entry " + key + ": binary checksum mismatch");
   }
   // Checked against the index's SHA-256 above, so what is left out of the parse is what the pack's
@@ -240,7 +259,8 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, b
   result.sidecar = parse_untrusted_json(lighter ? *lighter : sidecar_text, store_detail::kMaxSidecarBytes);
   if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
       number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||
-      text_field(result.sidecar, store_detail::kChecksumField) != hex64(xxh3_64(result.binary))) {
+      (!index_checks_binary &&
+       text_field(result.sidecar, store_detail::kChecksumField) != hex64(xxh3_64(result.binary)))) {
     return corrupt("entry " + key + ": binary checksum mismatch (the sidecar does not describe this binary)");
   }
   result.status = LoadStatus::hit;

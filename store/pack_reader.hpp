@@ -1,6 +1,6 @@
 // Reading one pack (docs/pack-format.md) as a read-only cache tier. Everything in the file is
 // hostile: every offset and size is checked against the file and the caps before it is used, every
-// entry's bytes against the SHA-256 the index holds, and the sidecar against the key looked up.
+// entry's bytes against the checksum the index holds, and the sidecar against the key looked up.
 // A damaged entry is refused alone (the rest of the pack serves); a damaged index header,
 // manifest or signature refuses the whole pack at open. Never throws; never writes.
 #pragma once
@@ -51,19 +51,22 @@ class PackReader {
   // The index record of `i` (0 <= i < entry_count), in key order.
   pack::IndexRecord record(std::size_t i) const;
   // Reads and checks one entry by its record (what load() does after the index search). The
-  // binary's SHA-256 is checked when the pack is signed (the signature vouches for those digests
-  // only) or `full_check` asks; an unsigned pack's binary is checked against the XXH3-64 its
-  // SHA-256-checked sidecar names, as the disk store checks its entries.
+  // binary is checked against the index's checksum in an XXH3-128 pack, in a signed pack (SHA-256:
+  // the signature vouches for those digests only) or when `full_check` asks; in an unsigned
+  // SHA-256 pack (version 1) against the XXH3-64 its checked sidecar names, as the disk store does.
   LoadResult load_record(const pack::IndexRecord& record, bool full_check = false, bool whole_sidecar = true) const;
 
   // Recorded build inputs (the optional inputs table, docs/pack-format.md): how many records the
   // pack carries, the i-th row in digest order, and one record's bytes (in LoadResult::binary),
-  // checked against its SHA-256 in the index and against its name (XXH3-128), within the cap of
+  // checked against its checksum in the index and against its name (XXH3-128), within the cap of
   // a store's records. hit, miss (not in this pack), corrupt or error, as load().
   std::size_t input_count() const { return input_count_; }
   pack::InputIndexRecord input_record(std::size_t i) const;
   LoadResult load_input(const Digest128& digest) const;
   LoadResult load_input_record(const pack::InputIndexRecord& record) const;
+  // `size` bytes at `offset`, unchecked (pack sign re-hashes members it checked); false when out
+  // of the file or the read fails.
+  bool read_bytes(std::uint64_t offset, std::uint64_t size, std::string* out) const;
 
  private:
   PackReader() = default;

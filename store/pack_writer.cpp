@@ -149,6 +149,16 @@ std::string text_of(const nlohmann::json& object, const char* name) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// What a reader checks of every entry, checked once here: a reader whose index checksum covers the
+// binary does not hash it a second time for the sidecar's XXH3-64.
+bool describes_its_binary(const PackEntry& entry) {
+  if (!entry.sidecar.is_object()) return false;
+  auto size = entry.sidecar.find(store_detail::kSizeField);
+  return text_of(entry.sidecar, store_detail::kKeyField) == entry.key.hex() && size != entry.sidecar.end() &&
+         size->is_number_unsigned() && size->get<std::uint64_t>() == entry.binary.size() &&
+         text_of(entry.sidecar, store_detail::kChecksumField) == hex64(xxh3_64(entry.binary));
+}
+
 // Pointers to `items` in the order of `name_of` (a Digest128).
 template <typename T, typename Name>
 std::vector<const T*> sorted_by(const std::vector<T>& items, Name name_of) {
@@ -211,7 +221,10 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
   }
   nlohmann::json manifest = describe_entries(entry_list);
   manifest["format"] = "jitcache-pack";
-  manifest["format_version"] = kFormatVersion;
+  const ChecksumAlgorithm algorithm =
+      options.signing_key_pem.empty() ? options.unsigned_checksum : ChecksumAlgorithm::sha256;
+  const std::uint32_t version = algorithm == ChecksumAlgorithm::sha256 ? kFirstFormatVersion : kFormatVersion;
+  manifest["format_version"] = version;
   manifest["producer"] = options.producer;
   manifest["created"] = utc_now();
   manifest["inputs"] = !inputs.empty();
@@ -226,6 +239,8 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
   // before it is written and nothing is held (all sidecars dumped first cost more in malloc and
   // page faults than the dump itself: perf, 10 000 entries of 4 KiB).
   IndexHeader header;
+  header.version = version;
+  header.checksum_algorithm = algorithm;
   header.entry_count = static_cast<std::uint32_t>(entries.size());
   const std::uint64_t records_end = kIndexHeaderSize + entries.size() * kRecordSize;
   const std::uint64_t index_size = records_end + inputs.size() * kInputRecordSize;
@@ -255,15 +270,19 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
   ok = ok && tar.offset() == header.manifest_offset + padded(manifest_text.size());
   for (std::size_t i = 0; ok && i < entries.size(); ++i) {
     const PackEntry& entry = *entries[i];
+    if (!describes_its_binary(entry)) {
+      *error = "entry " + entry.key.hex() + ": its sidecar does not describe its binary (key, binary_size, binary_xxh3_64)";
+      return false;
+    }
     const std::string sidecar = compact_sidecar(entry.sidecar);
     IndexRecord& record = records[i];
     record.key = entry.key;
     record.sidecar_size = sidecar.size();
-    record.sidecar_sha256 = sha256(sidecar);  // while the bytes are in cache, right before writing
+    record.sidecar_checksum = checksum(algorithm, sidecar);  // while the bytes are in cache, right before writing
     record.sidecar_offset = tar.offset() + kBlock;
     ok = tar.add(entry_member(entry.key, false), sidecar, mtime);
     record.binary_size = entry.binary.size();
-    record.binary_sha256 = sha256(entry.binary);
+    record.binary_checksum = checksum(algorithm, entry.binary);
     record.binary_offset = tar.offset() + kBlock;
     ok = ok && tar.add(entry_member(entry.key, true), entry.binary, mtime);
     if (options.progress) options.progress(i + 1, entries.size());
@@ -271,7 +290,7 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
   for (std::size_t i = 0; ok && i < inputs.size(); ++i) {
     rows[i].digest = inputs[i]->digest;
     rows[i].size = inputs[i]->bytes.size();
-    rows[i].sha256 = sha256(inputs[i]->bytes);
+    rows[i].checksum = checksum(algorithm, inputs[i]->bytes);
     rows[i].offset = tar.offset() + kBlock;
     ok = tar.add(input_member(inputs[i]->digest), inputs[i]->bytes, mtime);
   }
@@ -302,10 +321,66 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
   return commit(&temp, path, error);
 }
 
+namespace {
+
+// The index of an XXH3-128 pack with SHA-256 checksums (format version 1), every member checked in
+// full first and hashed from the same bytes; nullopt + `error` when a member does not check.
+std::optional<std::string> index_with_sha256(const PackReader& reader, std::string* error) {
+  std::string index = reader.index_bytes();
+  const IndexHeader& header = reader.header();
+  auto patch = [&](std::size_t at, const Checksum& value) { std::memcpy(index.data() + at, value.data(), value.size()); };
+  auto rehash = [&](std::uint64_t offset, std::uint64_t size, const Checksum& expected, std::size_t at,
+                    const std::string& what) {
+    std::string bytes;
+    if (!reader.read_bytes(offset, size, &bytes) || checksum(ChecksumAlgorithm::xxh3_128, bytes) != expected) {
+      *error = what + " does not match its checksum: the pack is damaged, not signed";
+      return false;
+    }
+    patch(at, sha256(bytes));
+    return true;
+  };
+  for (std::size_t i = 0; i < reader.entry_count(); ++i) {
+    const IndexRecord record = reader.record(i);
+    LoadResult loaded = reader.load_record(record, /*full_check=*/true);
+    const std::size_t at = header.header_size + i * header.record_size;
+    if (loaded.status != LoadStatus::hit) {
+      *error = "entry " + record.key.hex() + ": " + loaded.reason + ": the pack is damaged, not signed";
+      return std::nullopt;
+    }
+    if (!rehash(record.binary_offset, record.binary_size, record.binary_checksum, at + 48, "entry " + record.key.hex()) ||
+        !rehash(record.sidecar_offset, record.sidecar_size, record.sidecar_checksum, at + 80,
+                "entry " + record.key.hex() + "'s sidecar")) {
+      return std::nullopt;
+    }
+  }
+  const std::size_t rows_at = header.header_size + std::size_t{header.entry_count} * header.record_size;
+  for (std::size_t i = 0; i < reader.input_count(); ++i) {
+    const InputIndexRecord row = reader.input_record(i);
+    if (reader.load_input_record(row).status != LoadStatus::hit ||
+        !rehash(row.offset, row.size, row.checksum, rows_at + i * kInputRecordSize + 32, "inputs record " + row.digest.hex())) {
+      if (error->empty()) *error = "inputs record " + row.digest.hex() + " does not check: the pack is damaged, not signed";
+      return std::nullopt;
+    }
+  }
+  IndexHeader version1;
+  version1.version = kFirstFormatVersion;  // SHA-256 throughout: every reader reads it
+  index.replace(8, 4, encode_header(version1).substr(8, 4));
+  index.replace(88, 4, std::string(4, '\0'));
+  return index;
+}
+
+}  // namespace
+
 bool sign_pack(const std::filesystem::path& path, const std::string& signing_key_pem, std::string* error) {
   std::unique_ptr<PackReader> reader = PackReader::open(path, PackTrust{}, error);
   if (!reader) return false;
-  std::optional<std::string> slot = sign_slot(signing_key_pem, signed_message(reader->index_bytes()), error);
+  std::string index = reader->index_bytes();
+  if (reader->header().checksum_algorithm != ChecksumAlgorithm::sha256) {
+    std::optional<std::string> rehashed = index_with_sha256(*reader, error);
+    if (!rehashed) return false;
+    index = std::move(*rehashed);
+  }
+  std::optional<std::string> slot = sign_slot(signing_key_pem, signed_message(index), error);
   if (!slot) return false;
   TempFile temp;
   if (!create_temp(path, &temp, error)) return false;
@@ -321,8 +396,8 @@ bool sign_pack(const std::filesystem::path& path, const std::string& signing_key
     }
     copied += got;
   }
-  const std::uint64_t slot_offset = signature_data_offset(reader->index_bytes().size());
-  if (copied != reader->file_size() ||
+  const std::uint64_t slot_offset = signature_data_offset(index.size());
+  if (copied != reader->file_size() || !write_at(temp.fd, kBlock, index) ||
       ::pwrite(temp.fd, slot->data(), slot->size(), static_cast<off_t>(slot_offset)) != static_cast<ssize_t>(slot->size())) {
     *error = "could not rewrite the signature slot";
     return false;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hashing/digest.hpp"
+#include "store/pack_format.hpp"
 
 namespace jitcache {
 
@@ -31,6 +32,10 @@ struct PackInput {
 struct PackWriteOptions {
   std::string producer;         // e.g. "jitcache 0.4.0 pack create"
   std::string signing_key_pem;  // empty: unsigned
+  // The index's checksums in an unsigned pack (format version 2 for XXH3-128, 1 for SHA-256). A
+  // signed pack is always SHA-256: the signature vouches for the checksums, and XXH3 is no defence
+  // against crafted bytes.
+  pack::ChecksumAlgorithm unsigned_checksum = pack::ChecksumAlgorithm::xxh3_128;
   nlohmann::json extra_manifest = nlohmann::json::object();  // merged into the manifest (sources, notes)
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
@@ -51,7 +56,8 @@ inline bool write_pack(const std::filesystem::path& path, const std::vector<Pack
 }
 
 // Rewrites `path` with its signature slot holding a signature by `signing_key_pem` (same bytes
-// otherwise). The pack is checked first: a damaged pack is not signed.
+// otherwise, except that an XXH3-128 pack's checksums become SHA-256: format version 1). The pack is
+// checked first, every entry and record in full: a damaged pack is not signed.
 bool sign_pack(const std::filesystem::path& path, const std::string& signing_key_pem, std::string* error);
 
 }  // namespace jitcache

@@ -418,6 +418,126 @@ TEST_F(PackTest, SigningLaterGivesTheSameEntriesAndAVerifiedSignature) {
   EXPECT_EQ(reader->load(make_entry(3).key).status, LoadStatus::hit);
 }
 
+// An unsigned pack's index holds XXH3-128 checksums (format version 2) and a lookup checks the
+// binary against them: a flipped byte is refused by the index's checksum.
+TEST_F(PackTest, AnUnsignedPackIsXxh3CheckedAndAFlippedBinaryByteIsRefused) {
+  write(make_entries(3));
+  const PackEntry victim = make_entry(1);
+  std::uint64_t offset = 0;
+  {
+    auto reader = open();
+    ASSERT_TRUE(reader);
+    EXPECT_EQ(reader->header().version, 2u);
+    EXPECT_EQ(reader->header().checksum_algorithm, pack::ChecksumAlgorithm::xxh3_128);
+    for (std::size_t i = 0; i < reader->entry_count(); ++i) {
+      const pack::IndexRecord record = reader->record(i);
+      if (record.key != victim.key) continue;
+      EXPECT_EQ(record.binary_checksum, pack::checksum(pack::ChecksumAlgorithm::xxh3_128, victim.binary));
+      offset = record.binary_offset + 3;
+    }
+  }
+  ASSERT_NE(offset, 0u);
+  flip_byte(pack, offset);
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  LoadResult damaged = reader->load(victim.key);
+  EXPECT_EQ(damaged.status, LoadStatus::corrupt);
+  EXPECT_EQ(damaged.reason, "entry " + victim.key.hex() + ": binary checksum mismatch");
+  EXPECT_EQ(reader->load(make_entry(0).key).status, LoadStatus::hit);
+}
+
+// Version 1 packs (SHA-256, written by the first releases) are still read: the fuzz seed corpus
+// holds three written by the version-1 writer, and a writer asked for SHA-256 writes version 1.
+TEST_F(PackTest, Version1PacksAreStillRead) {
+  for (const char* name : {"no_inputs.jcpack", "with_inputs.jcpack", "signed.jcpack"}) {
+    const fs::path copy = folder.path / name;
+    fs::copy_file(fs::path(PACK_CORPUS_DIR) / name, copy);
+    fs::permissions(copy, fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read | fs::perms::others_read);
+    std::string error;
+    auto reader = PackReader::open(copy, {}, &error);
+    ASSERT_TRUE(reader) << name << ": " << error;
+    EXPECT_EQ(reader->header().version, 1u) << name;
+    EXPECT_EQ(reader->header().checksum_algorithm, pack::ChecksumAlgorithm::sha256) << name;
+    ASSERT_GT(reader->entry_count(), 0u) << name;
+    for (std::size_t i = 0; i < reader->entry_count(); ++i) {
+      const pack::IndexRecord record = reader->record(i);
+      LoadResult loaded = reader->load(record.key);
+      EXPECT_EQ(loaded.status, LoadStatus::hit) << name << ": " << loaded.reason;
+      EXPECT_EQ(pack::sha256(loaded.binary), record.binary_checksum) << name;
+    }
+  }
+  PackWriteOptions options;
+  options.unsigned_checksum = pack::ChecksumAlgorithm::sha256;
+  std::string error;
+  ASSERT_TRUE(write_pack(pack, make_entries(2), options, &error)) << error;
+  auto reader = open();
+  ASSERT_TRUE(reader);
+  EXPECT_EQ(reader->header().version, 1u);
+  EXPECT_EQ(reader->index_bytes().substr(88, 8), std::string(8, '\0'));  // as version 1 reserved it
+  EXPECT_EQ(reader->load(make_entry(1).key).status, LoadStatus::hit);
+}
+
+// Signing an XXH3-128 pack rewrites its checksums as SHA-256 (version 1) after checking every
+// member; a damaged one is not signed; a signed index of XXH3 values is refused.
+TEST_F(PackTest, SigningRewritesXxh3ChecksumsAsSha256AndASignedXxh3PackIsRefused) {
+  auto [private_pem, public_pem] = make_key_pair();
+  write(make_entries(3), "", make_inputs(2));
+  std::string xxh3_index;
+  {
+    auto reader = open();
+    ASSERT_TRUE(reader);
+    xxh3_index = reader->index_bytes();
+  }
+  std::string error;
+  ASSERT_TRUE(sign_pack(pack, private_pem, &error)) << error;
+  {
+    auto reader = open();
+    ASSERT_TRUE(reader);
+    EXPECT_TRUE(reader->signer());
+    EXPECT_EQ(reader->header().version, 1u);
+    EXPECT_EQ(reader->header().checksum_algorithm, pack::ChecksumAlgorithm::sha256);
+    for (std::size_t i = 0; i < reader->entry_count(); ++i) {
+      LoadResult loaded = reader->load_record(reader->record(i), /*full_check=*/true);
+      ASSERT_EQ(loaded.status, LoadStatus::hit) << loaded.reason;
+      EXPECT_EQ(pack::sha256(loaded.binary), reader->record(i).binary_checksum);
+    }
+    EXPECT_EQ(reader->load_input(make_input(1).digest).status, LoadStatus::hit);
+  }
+  // The XXH3 index signed as it is, written back: refused whole.
+  std::optional<std::string> slot = pack::sign_slot(private_pem, pack::signed_message(xxh3_index), &error);
+  ASSERT_TRUE(slot) << error;
+  {
+    std::fstream stream(pack, std::ios::in | std::ios::out | std::ios::binary);
+    stream.seekp(static_cast<std::streamoff>(pack::kBlock));
+    stream.write(xxh3_index.data(), static_cast<std::streamsize>(xxh3_index.size()));
+    stream.seekp(static_cast<std::streamoff>(pack::signature_data_offset(xxh3_index.size())));
+    stream.write(slot->data(), static_cast<std::streamsize>(slot->size()));
+  }
+  EXPECT_NE(refusal().find("checksums are not SHA-256"), std::string::npos);
+  // A damaged XXH3 pack is not signed.
+  write(make_entries(3));
+  std::uint64_t offset = 0;
+  {
+    auto reader = open();
+    ASSERT_TRUE(reader);
+    offset = reader->record(2).binary_offset;
+  }
+  flip_byte(pack, offset);
+  EXPECT_FALSE(sign_pack(pack, private_pem, &error));
+  EXPECT_NE(error.find("not signed"), std::string::npos) << error;
+}
+
+// The writer refuses an entry whose sidecar does not describe its binary: readers of XXH3 and
+// signed packs check the binary against the index only.
+TEST_F(PackTest, TheWriterRefusesAnEntryWhoseSidecarDoesNotDescribeItsBinary) {
+  std::vector<PackEntry> entries = make_entries(2);
+  entries[1].binary += "!";
+  std::string error;
+  EXPECT_FALSE(write_pack(pack, entries, PackWriteOptions{}, &error));
+  EXPECT_NE(error.find("does not describe its binary"), std::string::npos) << error;
+  EXPECT_FALSE(fs::exists(pack));
+}
+
 TEST_F(PackTest, FolderOfPacksIsAskedInNameOrderAndRefusedEntriesFallThrough) {
   const fs::path packs = folder.path / "packs";
   fs::create_directory(packs);

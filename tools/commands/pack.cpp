@@ -292,6 +292,7 @@ int show(const PackOptions& options) {
   nlohmann::json out = {{"schema", kJsonSchemaVersion},
                         {"pack", pack->path().string()},
                         {"format_version", pack->header().version},
+                        {"checksum", pack::name_of(pack->header().checksum_algorithm)},
                         {"entries", pack->entry_count()},
                         {"bytes", pack->file_size()},
                         {"signature", signature_json(*pack)},
@@ -304,7 +305,8 @@ int show(const PackOptions& options) {
   const nlohmann::json& manifest = pack->manifest();
   Table table({}, {});
   table.add({"Pack", pack->path().string()});
-  table.add({"Format", "version " + std::to_string(pack->header().version)});
+  table.add({"Format", "version " + std::to_string(pack->header().version) + ", " +
+                           pack::name_of(pack->header().checksum_algorithm) + " checksums"});
   table.add({"Entries", std::to_string(pack->entry_count()), format_size(pack->file_size())});
   table.add({"Signed", pack->signer() ? "ed25519 " + pack->signer()->hex() : "no"});
   table.add({"Producer", manifest.value("producer", "?")});
@@ -410,6 +412,7 @@ int import(const PackOptions& options) {
 // bytes it is a conflict: the first pack's entry is kept and the conflict reported.
 int merge_or_strip(PackOptions options, const std::string& command) {
   std::map<Digest128, PackEntry> merged;
+  // SHA-256 of the checked bytes, not the index's checksums: the packs may use different algorithms.
   std::map<Digest128, pack::Sha256> binary_digest;
   std::map<Digest128, std::pair<pack::Sha256, std::string>> inputs;  // by digest: SHA-256, bytes
   const bool with_inputs = !options.strip && !options.obfuscate;
@@ -419,20 +422,22 @@ int merge_or_strip(PackOptions options, const std::string& command) {
   const bool opened = for_each_checked_entry(
       options.packs, "reading", &refused,
       [&](const std::string& path, const pack::IndexRecord& record, LoadResult& loaded) {
+        const pack::Sha256 digest = pack::sha256(loaded.binary);
         if (auto existing = binary_digest.find(record.key); existing != binary_digest.end()) {
-          if (existing->second == record.binary_sha256) ++duplicates;
+          if (existing->second == digest) ++duplicates;
           else conflicts.push_back({{"key", record.key.hex()}, {"kept_from", options.packs.front()}, {"dropped_from", path}});
           return;
         }
-        binary_digest[record.key] = record.binary_sha256;
+        binary_digest[record.key] = digest;
         transform(options, &loaded.sidecar);
         merged[record.key] = {record.key, std::move(loaded.sidecar), std::move(loaded.binary)};
       },
       [&](const std::string& path, const pack::InputIndexRecord& row, LoadResult& loaded) {
         if (!with_inputs) return;  // strip and obfuscate ship no source
-        auto [it, added] = inputs.try_emplace(row.digest, row.sha256, std::string());
+        const pack::Sha256 digest = pack::sha256(loaded.binary);
+        auto [it, added] = inputs.try_emplace(row.digest, digest, std::string());
         if (added) it->second.second = std::move(loaded.binary);
-        else if (it->second.first != row.sha256) {
+        else if (it->second.first != digest) {
           conflicts.push_back({{"inputs", row.digest.hex()}, {"kept_from", options.packs.front()}, {"dropped_from", path}});
         }
       },

@@ -1,8 +1,8 @@
 // A pack file (docs/pack-format.md) as the read-only tier opens it: anything may be in it. Nothing
 // may crash or allocate past the file's size, and whatever the reader serves must be what the
-// index vouches for: an entry's binary has the size its record names and the XXH3-64 its sidecar
-// names (and the record's SHA-256 when checked in full); an inputs record has the SHA-256 its row
-// names and the XXH3-128 it is filed under.
+// index vouches for: an entry's binary has the size its record names and the checksum its record
+// names (XXH3-128 packs, signed packs, full checks) or else the XXH3-64 its sidecar names; an inputs
+// record has the checksum its row names and the XXH3-128 it is filed under.
 #include <cstdlib>
 
 #include "fuzz_support.hpp"
@@ -17,8 +17,13 @@ void check_entry(const PackReader& pack, const pack::IndexRecord& record, bool f
   LoadResult loaded = pack.load_record(record, full);
   if (loaded.status != LoadStatus::hit) return;
   if (loaded.binary.size() != record.binary_size || !loaded.sidecar.is_object()) std::abort();
-  if (loaded.sidecar.value(store_detail::kChecksumField, std::string()) != hex64(xxh3_64(loaded.binary))) std::abort();
-  if ((full || pack.signer()) && pack::sha256(loaded.binary) != record.binary_sha256) std::abort();
+  const pack::ChecksumAlgorithm algorithm = pack.header().checksum_algorithm;
+  const bool index_checked = full || pack.signer() || algorithm == pack::ChecksumAlgorithm::xxh3_128;
+  if (index_checked) {
+    if (pack::checksum(algorithm, loaded.binary) != record.binary_checksum) std::abort();
+  } else if (loaded.sidecar.value(store_detail::kChecksumField, std::string()) != hex64(xxh3_64(loaded.binary))) {
+    std::abort();
+  }
 }
 
 }  // namespace
@@ -45,7 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const pack::InputIndexRecord row = pack->input_record(i);
     LoadResult loaded = pack->load_input_record(row);
     if (loaded.status != LoadStatus::hit) continue;
-    if (xxh3_128(loaded.binary) != row.digest || pack::sha256(loaded.binary) != row.sha256) std::abort();
+    if (xxh3_128(loaded.binary) != row.digest || pack::checksum(pack.header().checksum_algorithm, loaded.binary) != row.checksum) {
+      std::abort();
+    }
   }
   (void)pack->load(xxh3_128("absent"));
   return 0;
