@@ -252,10 +252,10 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, b
   if (index_checks_binary && checksum(algorithm, result.binary) != record.binary_checksum) {
     return corrupt("entry " + key + ": binary checksum mismatch");
   }
-  // Checked against the index's SHA-256 above, so what is left out of the parse is what the pack's
+  // Checked against the index's checksum above, so what is left out of the parse is what the pack's
   // writer wrote; a hit does not read it.
   const std::optional<std::string> lighter =
-      whole_sidecar ? std::nullopt : without_top_level_value(sidecar_text, "components");
+      whole_sidecar ? std::nullopt : only_top_level_values(sidecar_text, kHitFields);
   result.sidecar = parse_untrusted_json(lighter ? *lighter : sidecar_text, store_detail::kMaxSidecarBytes);
   if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
       number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||

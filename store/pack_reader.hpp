@@ -44,9 +44,9 @@ class PackReader {
   const std::optional<pack::PublicKey>& signer() const { return signer_; }
 
   // hit (binary + sidecar), miss (not in the index), corrupt (refused: the reason says why) or
-  // error (the file could not be read). The tier's lookup: the sidecar's `components` (the key's
-  // recorded inputs, which a hit does not use) are left out of the parse and read as null, unless
-  // `whole_sidecar` (store/pack_sidecar.hpp). Every check is made either way.
+  // error (the file could not be read). The tier's lookup parses only the sidecar fields a hit
+  // reads (pack::kHitFields, store/pack_sidecar.hpp), unless `whole_sidecar`. Every check is made
+  // either way.
   LoadResult load(const Digest128& key, bool whole_sidecar = false) const;
   // The index record of `i` (0 <= i < entry_count), in key order.
   pack::IndexRecord record(std::size_t i) const;

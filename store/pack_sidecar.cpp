@@ -48,27 +48,31 @@ std::size_t value_end(std::string_view text, std::size_t at) {
 
 }  // namespace
 
-std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name) {
+std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
   std::size_t at = skip_space(text, 0);
   if (at >= text.size() || text[at] != '{') return std::nullopt;
+  std::string out = "{";
+  std::vector<bool> seen(names.size(), false);
   at = skip_space(text, at + 1);
+  if (at < text.size() && text[at] == '}') return "{}";
   while (at < text.size() && text[at] == '"') {  // "key" : value , ...
     const std::size_t key_end = string_end(text, at);
     if (key_end == kNotFound) return std::nullopt;
     const std::string_view key = text.substr(at + 1, key_end - at - 2);
     std::size_t colon = skip_space(text, key_end);
     if (colon >= text.size() || text[colon] != ':') return std::nullopt;
-    const std::size_t start = skip_space(text, colon + 1);
-    const std::size_t end = value_end(text, start);
+    const std::size_t end = value_end(text, skip_space(text, colon + 1));
     if (end == kNotFound) return std::nullopt;
-    if (key == name) {
-      std::string out;
-      out.reserve(text.size() - (end - start) + 4);
-      out.append(text.substr(0, start)).append("null").append(text.substr(end));
-      return out;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (key != names[i]) continue;
+      if (seen[i]) return std::nullopt;  // a name twice: the parser's rule decides, on the whole text
+      seen[i] = true;
+      if (out.size() > 1) out += ',';
+      out.append(text.substr(at, end - at));
     }
     at = skip_space(text, end);
-    if (at >= text.size() || text[at] != ',') return std::nullopt;  // '}' or garbage: not found
+    if (at < text.size() && text[at] == '}') return skip_space(text, at + 1) == text.size() ? out + "}" : std::optional<std::string>();
+    if (at >= text.size() || text[at] != ',') return std::nullopt;
     at = skip_space(text, at + 1);
   }
   return std::nullopt;

@@ -133,7 +133,7 @@ TEST_F(PackTest, EveryEntryIsFoundByKeyAndOthersMiss) {
   EXPECT_EQ(reader->manifest().value("producer", ""), "store_pack_test");
   for (int i = 0; i < 50; ++i) {
     const PackEntry expected = make_entry(i);
-    LoadResult loaded = reader->load(expected.key);
+    LoadResult loaded = reader->load(expected.key, /*whole_sidecar=*/true);
     ASSERT_EQ(loaded.status, LoadStatus::hit) << i << " " << loaded.reason;
     EXPECT_EQ(loaded.binary, expected.binary);
     EXPECT_EQ(loaded.sidecar["kernel_names"][0], "kernel_" + std::to_string(i));
@@ -635,41 +635,48 @@ TEST_F(PackTest, AnInputsTableOutsideTheIndexRefusesThePack) {
 namespace jitcache {
 namespace {
 
-TEST(PackSidecar, OnlyTheTopLevelValueIsLeftOutAndAnythingOddIsParsedWhole) {
-  using pack::without_top_level_value;
+TEST(PackSidecar, OnlyTheNamedTopLevelValuesAreKeptAndAnythingOddIsParsedWhole) {
+  using pack::only_top_level_values;
   const std::string text =
       R"({"answers":{"components":[1]},"components":{"input":{"text":"a \"}\" b","v":[1,{"x":2}]}},"key":"k"})";
-  const std::optional<std::string> light = without_top_level_value(text, "components");
+  const std::optional<std::string> light = only_top_level_values(text, {"answers", "key"});
   ASSERT_TRUE(light);
   const nlohmann::json parsed = nlohmann::json::parse(*light);
-  EXPECT_TRUE(parsed["components"].is_null());
+  EXPECT_FALSE(parsed.contains("components"));
   EXPECT_EQ(parsed["answers"]["components"][0], 1);  // the same name deeper down is not touched
   EXPECT_EQ(parsed["key"], "k");
-  EXPECT_TRUE(without_top_level_value(R"({ "components" : 5 , "key" : "k" })", "components"));
-  EXPECT_FALSE(without_top_level_value(R"({"key":"components"})", "components"));  // a value, not a key
-  EXPECT_FALSE(without_top_level_value(R"({"key":"k"})", "components"));
-  EXPECT_FALSE(without_top_level_value(R"({"components":{"open":[)", "components"));
-  EXPECT_FALSE(without_top_level_value(R"({"components":"unterminated)", "components"));
-  EXPECT_FALSE(without_top_level_value(R"([{"components":1}])", "components"));
-  EXPECT_FALSE(without_top_level_value("", "components"));
+  EXPECT_EQ(only_top_level_values(R"({ "components" : 5 , "key" : "k" })", {"key"}), R"({"key" : "k"})");
+  EXPECT_EQ(only_top_level_values(R"({"key":"components"})", {"components"}), "{}");  // a value, not a key
+  EXPECT_EQ(only_top_level_values("{ }", {"key"}), "{}");
+  EXPECT_FALSE(only_top_level_values(R"({"key":"a","key":"b"})", {"key"}));  // twice: parsed whole
+  EXPECT_FALSE(only_top_level_values(R"({"components":{"open":[)", {"key"}));
+  EXPECT_FALSE(only_top_level_values(R"({"components":"unterminated)", {"key"}));
+  EXPECT_FALSE(only_top_level_values(R"({"key":"k"} trailing)", {"key"}));
+  EXPECT_FALSE(only_top_level_values(R"([{"key":1}])", {"key"}));
+  EXPECT_FALSE(only_top_level_values("", {"key"}));
 }
 
-TEST_F(PackTest, AHitLeavesTheComponentsUnparsedAndTheToolsGetThemWhole) {
+// A hit parses only the fields a hit reads (pack::kHitFields); the tools get the sidecar whole.
+TEST_F(PackTest, AHitParsesOnlyTheFieldsAHitReadsAndTheToolsGetThemAll) {
   std::vector<PackEntry> entries = make_entries(2);
   for (PackEntry& entry : entries) {
     entry.sidecar["components"] = {{"input", {{"digest", "00"}, {"value", {{"text", "__kernel void k() {}"}}}}}};
     entry.sidecar["answers"] = {{"kernels", {{"k", {{"attributes", ""}}}}}};
+    entry.sidecar["build_log"] = "warning: x";
+    entry.sidecar["compile_time_us"] = 1234;
+    entry.sidecar["captured_after_use"] = true;
   }
   write(entries);
   auto reader = open();
   ASSERT_TRUE(reader);
   LoadResult hit = reader->load(entries[0].key);
   ASSERT_EQ(hit.status, LoadStatus::hit) << hit.reason;
-  EXPECT_TRUE(hit.sidecar["components"].is_null());
-  EXPECT_EQ(hit.sidecar["answers"], entries[0].sidecar["answers"]);
+  nlohmann::json expected = nlohmann::json::object();
+  for (std::string_view name : pack::kHitFields) expected[std::string(name)] = entries[0].sidecar[std::string(name)];
+  EXPECT_EQ(hit.sidecar, expected);  // no components, device, kernel_names
   EXPECT_EQ(hit.binary, entries[0].binary);
   LoadResult whole = reader->load(entries[0].key, /*whole_sidecar=*/true);
-  EXPECT_EQ(whole.sidecar["components"], entries[0].sidecar["components"]);
+  EXPECT_EQ(whole.sidecar, entries[0].sidecar);
   EXPECT_EQ(reader->load_record(reader->record(0)).sidecar["components"].is_object(), true);
 }
 
