@@ -1,37 +1,56 @@
 #!/usr/bin/env bash
-# Part 7: packs (docs/pack-format.md). bench/pack_bench, 10 000 entries: lookup latency (hits of an
-# unsigned and of a signed pack, misses) for 4, 16 and 64 KiB binaries; at 16 KiB also building the
-# pack vs copying the same bytes, from memory and along the `pack create` path from a real store
-# (vs `cp -r` of that store + sync). One run each.
-#   BENCH_PACK_ENTRIES=10000
-# Writes docs/benchmarks/pack.csv and pack.md.
+# Part 7: packs (docs/pack-format.md). bench/pack_bench, 10 000 entries carrying a real PoCL sidecar
+# (bench/data/pocl_example_sidecar.json): lookup latency (hits of an unsigned XXH3-128 pack and of
+# the same pack signed, SHA-256; misses) and what each step of a hit costs alone, for 4, 16 and
+# 64 KiB binaries; building the pack vs copying the same bytes at each size; at 16 KiB also the
+# `pack create` path from a real store (vs `cp -r` of that store + sync). The sizes run in turn,
+# and the whole round BENCH_PACK_RUNS times (default 2), so runs interleave on a shared machine.
+#   BENCH_PACK_ENTRIES=10000 BENCH_PACK_RUNS=2
+# Writes docs/benchmarks/pack.csv (run,binary_bytes,metric,value,unit) and pack.md.
 source "$(dirname "$0")/common.sh"
 ensure_built pack_bench
 entries=${BENCH_PACK_ENTRIES:-10000}
+runs=${BENCH_PACK_RUNS:-2}
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d)
 csv=$results/pack.csv
-echo "binary_bytes,metric,value,unit" > "$csv"
-"$build/bench/pack_bench" "$work/4k" "$entries" 4096 lookups >> "$csv"
-"$build/bench/pack_bench" "$work/16k" "$entries" 16384 >> "$csv"
-"$build/bench/pack_bench" "$work/64k" "$entries" 65536 lookups >> "$csv"
+echo "run,binary_bytes,metric,value,unit" > "$csv"
+for run in $(seq "$runs"); do
+  for bytes in 4096 16384 65536; do
+    mode=lookups; [ "$bytes" = 16384 ] && mode=
+    "$build/bench/pack_bench" "$work/$bytes" "$entries" "$bytes" $mode | sed "s/^/$run,/" >> "$csv"
+  done
+done
 rm -rf "$work"
-value() { awk -F, -v b="$1" -v m="$2" '$1 == b && $2 == m { print $3 }' "$csv"; }
+value() { awk -F, -v r="$1" -v b="$2" -v m="$3" '$1 == r && $2 == b && $3 == m { print $4 }' "$csv"; }
 {
-  echo "Load average before the run: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "$(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')). Load average before the run: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "| binary size | pack | hit p50 / p99 (unsigned) | hit p50 / p99 (signed) | miss p50 / p99 | write_pack / copy of the same bytes, wall | CPU time |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| binary size, run | hit p50 / p99 (unsigned, XXH3-128) | hit p50 / p99 (signed, SHA-256) | miss p50 / p99 | write_pack / copy of the same bytes, wall | CPU time |"
+  echo "|---|---|---|---|---|---|"
   for b in 4096 16384 65536; do
-    printf '| %s KiB | %.0f MB, index %.2f MB | %.1f / %.1f µs | %.1f / %.1f µs | %.2f / %.2f µs | %.2f s / %.2f s (mean of before %.2f, after %.2f) = %.2f × | %.2f s / %.2f s = %.2f × |\n' \
-      $((b / 1024)) "$(value $b pack_size)" "$(value $b index_size)" "$(value $b hit_p50)" "$(value $b hit_p99)" \
-      "$(value $b signed_hit_p50)" "$(value $b signed_hit_p99)" "$(value $b miss_p50)" "$(value $b miss_p99)" \
-      "$(value $b write_pack)" "$(awk -v a="$(value $b copy_before)" -v c="$(value $b copy_after)" 'BEGIN { print (a + c) / 2 }')" \
-      "$(value $b copy_before)" "$(value $b copy_after)" "$(value $b write_vs_copy)" \
-      "$(value $b write_pack_cpu)" "$(value $b copy_cpu_mean)" "$(value $b write_vs_copy_cpu)"
+    for run in $(seq "$runs"); do
+      printf '| %s KiB, %s | %.1f / %.1f µs | %.1f / %.1f µs | %.2f / %.2f µs | %.2f s / %.2f s = %.2f × | %.2f s / %.2f s = %.2f × |\n' \
+        $((b / 1024)) "$run" "$(value $run $b hit_p50)" "$(value $run $b hit_p99)" \
+        "$(value $run $b signed_hit_p50)" "$(value $run $b signed_hit_p99)" "$(value $run $b miss_p50)" "$(value $run $b miss_p99)" \
+        "$(value $run $b write_pack)" "$(awk -v a="$(value $run $b copy_before)" -v c="$(value $run $b copy_after)" 'BEGIN { print (a + c) / 2 }')" \
+        "$(value $run $b write_vs_copy)" "$(value $run $b write_pack_cpu)" "$(value $run $b copy_cpu_mean)" "$(value $run $b write_vs_copy_cpu)"
+    done
   done
   echo
-  printf 'The `pack create` path (list + checked load of %s entries of 16 KiB from a real store + write_pack) %.2f s; `cp -r` of that store + `sync` %.2f s: %.2f ×.\n' \
-    "$entries" "$(value 16384 create_from_store)" "$(value 16384 cp_store)" "$(value 16384 create_vs_cp)"
+  echo "Each step of a hit alone, run 1 (medians of 2000): the sidecar is $(value 1 4096 sidecar_bytes | cut -d. -f1) bytes."
+  echo
+  echo "| binary size | SHA-256 of the binary | XXH3-128 of the binary | XXH3-64 of the binary | SHA-256 / XXH3-128 of the sidecar | parse of the sidecar's hit fields |"
+  echo "|---|---|---|---|---|---|"
+  for b in 4096 16384 65536; do
+    printf '| %s KiB | %.1f µs | %.2f µs | %.2f µs | %.2f / %.2f µs | %.1f µs |\n' $((b / 1024)) \
+      "$(value 1 $b sha256_binary_p50)" "$(value 1 $b xxh3_128_binary_p50)" "$(value 1 $b xxh3_64_binary_p50)" \
+      "$(value 1 $b sha256_sidecar_p50)" "$(value 1 $b xxh3_128_sidecar_p50)" "$(value 1 $b parse_sidecar_p50)"
+  done
+  echo
+  for run in $(seq "$runs"); do
+    printf 'Run %s: the `pack create` path (list + checked load of %s entries of 16 KiB from a real store + write_pack) %.2f s; `cp -r` of that store + `sync` %.2f s: %.2f ×.\n' \
+      "$run" "$entries" "$(value $run 16384 create_from_store)" "$(value $run 16384 cp_store)" "$(value $run 16384 create_vs_cp)"
+  done
 } > "$results/pack.md"
 cat "$results/pack.md"
