@@ -247,7 +247,8 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, b
   // The binary is checked once: against the index when the index's checksum vouches for it (an
   // XXH3-128 pack: cheap; a signed pack: the signature covers it; or a full check), else against the
   // XXH3-64 its checked sidecar names, as the disk store checks its entries. The writer refuses an
-  // entry whose sidecar does not describe its binary, so both say the same of an intact pack.
+  // entry whose sidecar does not describe its binary, so both say the same of an intact pack; a
+  // full check (verify, import, merge) makes both.
   const bool index_checks_binary = algorithm == ChecksumAlgorithm::xxh3_128 || signer_ || full_check;
   if (index_checks_binary && checksum(algorithm, result.binary) != record.binary_checksum) {
     return corrupt("entry " + key + ": binary checksum mismatch");
@@ -259,7 +260,7 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, b
   result.sidecar = parse_untrusted_json(lighter ? *lighter : sidecar_text, store_detail::kMaxSidecarBytes);
   if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
       number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||
-      (!index_checks_binary &&
+      ((!index_checks_binary || full_check) &&
        text_field(result.sidecar, store_detail::kChecksumField) != hex64(xxh3_64(result.binary)))) {
     return corrupt("entry " + key + ": binary checksum mismatch (the sidecar does not describe this binary)");
   }

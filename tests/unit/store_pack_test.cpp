@@ -117,6 +117,15 @@ class PackTest : public ::testing::Test {
     EXPECT_TRUE(reader) << error;
     return reader;
   }
+  // The index record of `key` in the pack as written now.
+  pack::IndexRecord record_of(const Digest128& key) {
+    auto reader = open();
+    for (std::size_t i = 0; reader && i < reader->entry_count(); ++i) {
+      if (reader->record(i).key == key) return reader->record(i);
+    }
+    ADD_FAILURE() << "no record for " << key.hex();
+    return {};
+  }
   std::string refusal(const PackTrust& trust = {}) {
     std::string error;
     EXPECT_FALSE(PackReader::open(pack, trust, &error));
@@ -423,21 +432,11 @@ TEST_F(PackTest, SigningLaterGivesTheSameEntriesAndAVerifiedSignature) {
 TEST_F(PackTest, AnUnsignedPackIsXxh3CheckedAndAFlippedBinaryByteIsRefused) {
   write(make_entries(3));
   const PackEntry victim = make_entry(1);
-  std::uint64_t offset = 0;
-  {
-    auto reader = open();
-    ASSERT_TRUE(reader);
-    EXPECT_EQ(reader->header().version, 2u);
-    EXPECT_EQ(reader->header().checksum_algorithm, pack::ChecksumAlgorithm::xxh3_128);
-    for (std::size_t i = 0; i < reader->entry_count(); ++i) {
-      const pack::IndexRecord record = reader->record(i);
-      if (record.key != victim.key) continue;
-      EXPECT_EQ(record.binary_checksum, pack::checksum(pack::ChecksumAlgorithm::xxh3_128, victim.binary));
-      offset = record.binary_offset + 3;
-    }
-  }
-  ASSERT_NE(offset, 0u);
-  flip_byte(pack, offset);
+  const pack::IndexRecord record = record_of(victim.key);
+  EXPECT_EQ(open()->header().version, 2u);
+  EXPECT_EQ(open()->header().checksum_algorithm, pack::ChecksumAlgorithm::xxh3_128);
+  EXPECT_EQ(record.binary_checksum, pack::checksum(pack::ChecksumAlgorithm::xxh3_128, victim.binary));
+  flip_byte(pack, record.binary_offset + 3);
   auto reader = open();
   ASSERT_TRUE(reader);
   LoadResult damaged = reader->load(victim.key);
@@ -516,13 +515,7 @@ TEST_F(PackTest, SigningRewritesXxh3ChecksumsAsSha256AndASignedXxh3PackIsRefused
   EXPECT_NE(refusal().find("checksums are not SHA-256"), std::string::npos);
   // A damaged XXH3 pack is not signed.
   write(make_entries(3));
-  std::uint64_t offset = 0;
-  {
-    auto reader = open();
-    ASSERT_TRUE(reader);
-    offset = reader->record(2).binary_offset;
-  }
-  flip_byte(pack, offset);
+  flip_byte(pack, record_of(make_entry(2).key).binary_offset);
   EXPECT_FALSE(sign_pack(pack, private_pem, &error));
   EXPECT_NE(error.find("not signed"), std::string::npos) << error;
 }

@@ -70,10 +70,10 @@ std::unique_ptr<PackReader> open_pack(const std::string& path, std::string* erro
 using UseEntry = std::function<void(const std::string& path, const pack::IndexRecord&, LoadResult&)>;
 using UseInput = std::function<void(const std::string& path, const pack::InputIndexRecord&, LoadResult&)>;
 
-// Every entry of `packs` that passes the full check (SHA-256 of sidecar and binary), in index
-// order, then every recorded-inputs record that passes its check (SHA-256, its name), for import
-// and merge; a refused one is left out with a warning and counted. False with `error` set when a
-// pack cannot be opened.
+// Every entry of `packs` that passes the full check (the index's checksums of sidecar and binary,
+// and the XXH3-64), in index order, then every recorded-inputs record that passes its check (its
+// checksum, its name), for import and merge; a refused one is left out with a warning and counted.
+// False with `error` set when a pack cannot be opened.
 bool for_each_checked_entry(const std::vector<std::string>& packs, const std::string& activity, std::size_t* refused,
                             const UseEntry& use, const UseInput& use_input, std::string* error) {
   for (const std::string& path : packs) {
