@@ -51,9 +51,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const pack::InputIndexRecord row = pack->input_record(i);
     LoadResult loaded = pack->load_input_record(row);
     if (loaded.status != LoadStatus::hit) continue;
-    if (xxh3_128(loaded.binary) != row.digest || pack::checksum(pack.header().checksum_algorithm, loaded.binary) != row.checksum) {
-      std::abort();
-    }
+    const pack::Checksum checksum = pack::checksum(pack->header().checksum_algorithm, loaded.binary);
+    if (xxh3_128(loaded.binary) != row.digest || checksum != row.checksum) std::abort();
   }
   (void)pack->load(xxh3_128("absent"));
   return 0;
