@@ -347,7 +347,7 @@ bool Engine::find_in_packs(Lookup& lookup) {
 
 bool Engine::find_on_disk(Lookup& lookup) {
   Stopwatch reading;
-  LoadResult loaded = store_->load(lookup.key.key);
+  LoadResult loaded = store_->load(lookup.key.key, /*whole_sidecar=*/false);  // a hit reads no components
   lookup.timings.lookup_us += reading.elapsed_us();
   switch (loaded.status) {
     case LoadStatus::hit:
@@ -587,6 +587,12 @@ std::string Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidec
 }
 
 void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
+  // As built(): a header changed during the app's build makes the key's inputs unknowable.
+  if (std::string changed = changed_input(lookup.program->headers, lookup.inputs_read_at_ns); !changed.empty()) {
+    BuildResult result;
+    result.build_us = build_us;
+    return not_stored(lookup, std::move(result), "input changed during the build: " + changed);
+  }
   count(counter::miss);
   lookup.timings.build_us = build_us;
   auto pending = std::make_shared<Lookup>(std::move(lookup));

@@ -118,7 +118,8 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
   if (options.wait_for_capture_helpers && (capture_mode == "auto" || capture_mode == "helper")) {
     auto root = options.env.find("JITCACHE_DIR");
     const char* inherited = std::getenv("JITCACHE_DIR");
-    if (root != options.env.end()) wait_for_build_locks(root->second);
+    if (!options.cache_root.empty()) wait_for_build_locks(options.cache_root);
+    else if (root != options.env.end()) wait_for_build_locks(root->second);
     else if (inherited && *inherited) wait_for_build_locks(inherited);
   }
   return result;

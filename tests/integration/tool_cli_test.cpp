@@ -31,6 +31,7 @@ class ToolCli : public ::testing::Test {
     options.env = {{"POCL_KERNEL_CACHE", "0"}};
     for (auto& [name, value] : env) options.env[name] = value;
     options.unset = {"LD_PRELOAD", "JITCACHE_DIR", "JITCACHE_TRACE", "JITCACHE_TRACE_DIR"};
+    options.cache_root = cache;  // `run` apps leave capture helpers: wait for them (test_support.hpp)
     return run(args, options);
   }
 
