@@ -1,7 +1,8 @@
 // What a pack hit parses of an entry's sidecar. A hit needs the sidecar's checks (key, size,
 // XXH3) and what the adapter answers from (answers, build_log, compile_time_us), not the key's
 // components (the recorded program inputs, most of a real sidecar's bytes), which only the tools
-// read: those are left out of the parse on the tier's path, and parsed whole when asked.
+// read: those are left out of the parse on the tier's path, and parsed whole when asked. The disk
+// store's hit path uses it too (store/entry_check.hpp), which is why it is built into jitcache_store.
 #pragma once
 
 #include <optional>
