@@ -105,7 +105,8 @@ class DiskStore {
 
   // Verifies the sidecar (schema, size) and the binary's XXH3-64 against it. On success touches
   // the sidecar mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
-  LoadResult load(const Digest128& key);
+  // `whole_sidecar` false: the sidecar's `components` read as null (store/entry_check.hpp).
+  LoadResult load(const Digest128& key, bool whole_sidecar = true);
 
   // Writes tmp files, renames the binary then the sidecar into place, updates the size
   // accounting, then evicts if over max_size. Adds "binary_size" and "binary_xxh3_64" to the

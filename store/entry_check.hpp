@@ -41,6 +41,10 @@ struct EntryCheck {
   fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
 };
 
-EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths);
+// `whole_sidecar` false (the engine's hit path): the sidecar's `components` (the key's recorded
+// inputs, the program's text included: most of its bytes) are left out of the parse and read as
+// null (store/pack_sidecar.hpp); a hit does not use them, and every check that decides whether the
+// binary is served (key, size, XXH3-64) is made either way. Tools read sidecars whole.
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool whole_sidecar = true);
 
 }  // namespace jitcache::store_detail

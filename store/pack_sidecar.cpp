@@ -1,5 +1,7 @@
 #include "store/pack_sidecar.hpp"
 
+#include <algorithm>
+
 namespace jitcache::pack {
 namespace {
 
@@ -46,13 +48,14 @@ std::size_t value_end(std::string_view text, std::size_t at) {
   return i == at ? kNotFound : i;
 }
 
-}  // namespace
-
-std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
+// The top-level fields of `text` for which `keep(name)` holds, or nullopt when the text is not
+// shaped so that every value's end can be found, or names a kept field twice.
+template <typename Keep>
+std::optional<std::string> select_top_level_values(std::string_view text, Keep keep) {
   std::size_t at = skip_space(text, 0);
   if (at >= text.size() || text[at] != '{') return std::nullopt;
   std::string out = "{";
-  std::vector<bool> seen(names.size(), false);
+  std::vector<std::string_view> kept;
   at = skip_space(text, at + 1);
   if (at < text.size() && text[at] == '}') return "{}";
   while (at < text.size() && text[at] == '"') {  // "key" : value , ...
@@ -63,10 +66,10 @@ std::optional<std::string> only_top_level_values(std::string_view text, const st
     if (colon >= text.size() || text[colon] != ':') return std::nullopt;
     const std::size_t end = value_end(text, skip_space(text, colon + 1));
     if (end == kNotFound) return std::nullopt;
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (key != names[i]) continue;
-      if (seen[i]) return std::nullopt;  // a name twice: the parser's rule decides, on the whole text
-      seen[i] = true;
+    if (keep(key)) {
+      // A name twice: the parser's rule decides, on the whole text.
+      if (std::find(kept.begin(), kept.end(), key) != kept.end()) return std::nullopt;
+      kept.push_back(key);
       if (out.size() > 1) out += ',';
       out.append(text.substr(at, end - at));
     }
@@ -76,6 +79,17 @@ std::optional<std::string> only_top_level_values(std::string_view text, const st
     at = skip_space(text, at + 1);
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
+  return select_top_level_values(
+      text, [&](std::string_view key) { return std::find(names.begin(), names.end(), key) != names.end(); });
+}
+
+std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name) {
+  return select_top_level_values(text, [&](std::string_view key) { return key != name; });
 }
 
 }  // namespace jitcache::pack

@@ -1,7 +1,7 @@
-// What a pack hit parses of an entry's sidecar: only the fields the engine and the adapters read on
-// a hit (kHitFields). The rest (the key's components, with the recorded program inputs and the
-// inlined source, most of a real sidecar's bytes; device, kernel names, times of creation) only the
-// tools read: it is left out of the parse on the tier's path, and parsed whole when asked.
+// What a hit parses of an entry's sidecar. A pack hit parses only the fields a hit reads
+// (kHitFields); the disk store's hit path (store/entry_check.cpp) leaves out the key's components
+// (the recorded program inputs and the inlined source, most of a real sidecar's bytes), which
+// only the tools read; they parse the sidecar whole. Built into jitcache_store for that reason.
 #pragma once
 
 #include <optional>
@@ -24,5 +24,9 @@ inline const std::vector<std::string_view> kHitFields = {
 // field twice (the caller then parses the text whole). Only brackets and strings are followed to
 // find a value's end; the values themselves are left for the JSON parser to check.
 std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names);
+
+// `text` without its top-level field `name` (the disk store's hit path drops "components"), under
+// the same rules as only_top_level_values.
+std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name);
 
 }  // namespace jitcache::pack

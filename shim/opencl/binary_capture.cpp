@@ -166,7 +166,10 @@ bool worth_a_helper(const BuiltProgram& built) {
   const ProgramKind kind = built.lookups.front().program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
   if (settings.capture_auto && !target_of(built.devices.front(), next()).pocl) return false;
-  return !built.engine->awaited(built.lookups.front());
+  if (built.engine->awaited(built.lookups.front())) return false;
+  // A build whose binary cannot be read safely (driver_quirks.hpp) is uncacheable here, by store():
+  // a helper would rebuild it on every run only to find the same.
+  return binary_read_risk(built.devices, kernel_names_of(built.program)).empty();
 }
 
 bool worth_parking(const BuiltProgram& built) {
