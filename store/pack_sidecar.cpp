@@ -48,8 +48,11 @@ std::size_t value_end(std::string_view text, std::size_t at) {
   return i == at ? kNotFound : i;
 }
 
-// The top-level fields of `text` for which `keep(name)` holds, or nullopt when the text is not
-// shaped so that every value's end can be found, or names a kept field twice.
+enum class Field { drop, keep, as_null };
+
+// The top-level fields of `text`, each kept, dropped or kept with a null value as `keep(name)`
+// says, or nullopt when the text is not shaped so that every value's end can be found, or names a
+// field it keeps twice.
 template <typename Keep>
 std::optional<std::string> select_top_level_values(std::string_view text, Keep keep) {
   std::size_t at = skip_space(text, 0);
@@ -64,14 +67,19 @@ std::optional<std::string> select_top_level_values(std::string_view text, Keep k
     const std::string_view key = text.substr(at + 1, key_end - at - 2);
     std::size_t colon = skip_space(text, key_end);
     if (colon >= text.size() || text[colon] != ':') return std::nullopt;
-    const std::size_t end = value_end(text, skip_space(text, colon + 1));
+    const std::size_t start = skip_space(text, colon + 1);
+    const std::size_t end = value_end(text, start);
     if (end == kNotFound) return std::nullopt;
-    if (keep(key)) {
+    if (const Field field = keep(key); field != Field::drop) {
       // A name twice: the parser's rule decides, on the whole text.
       if (std::find(kept.begin(), kept.end(), key) != kept.end()) return std::nullopt;
       kept.push_back(key);
       if (out.size() > 1) out += ',';
-      out.append(text.substr(at, end - at));
+      if (field == Field::keep) {
+        out.append(text.substr(at, end - at));
+      } else {
+        out.append(text.substr(at, start - at)).append("null");
+      }
     }
     at = skip_space(text, end);
     if (at < text.size() && text[at] == '}') return skip_space(text, at + 1) == text.size() ? out + "}" : std::optional<std::string>();
@@ -84,12 +92,13 @@ std::optional<std::string> select_top_level_values(std::string_view text, Keep k
 }  // namespace
 
 std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
-  return select_top_level_values(
-      text, [&](std::string_view key) { return std::find(names.begin(), names.end(), key) != names.end(); });
+  return select_top_level_values(text, [&](std::string_view key) {
+    return std::find(names.begin(), names.end(), key) != names.end() ? Field::keep : Field::drop;
+  });
 }
 
 std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name) {
-  return select_top_level_values(text, [&](std::string_view key) { return key != name; });
+  return select_top_level_values(text, [&](std::string_view key) { return key == name ? Field::as_null : Field::keep; });
 }
 
 }  // namespace jitcache::pack

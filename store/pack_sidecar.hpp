@@ -25,8 +25,8 @@ inline const std::vector<std::string_view> kHitFields = {
 // find a value's end; the values themselves are left for the JSON parser to check.
 std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names);
 
-// `text` without its top-level field `name` (the disk store's hit path drops "components"), under
-// the same rules as only_top_level_values.
+// `text` with the value of its top-level field `name` replaced by null (the disk store's hit path
+// reads "components" as null), under the same rules as only_top_level_values.
 std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name);
 
 }  // namespace jitcache::pack
