@@ -12,6 +12,9 @@
 #endif
 
 #include "core/log.hpp"
+#if !defined(_WIN32)
+#include "core/capture_helper.hpp"  // helpers are POSIX-only
+#endif
 #include "core/stats.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/entry_refresh.hpp"
@@ -166,6 +169,14 @@ bool worth_a_helper(const BuiltProgram& built) {
   const ProgramKind kind = built.lookups.front().program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
   if (settings.capture_auto && !target_of(built.devices.front(), next()).pocl) return false;
+  // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
+  // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
+#if defined(_WIN32)
+  static const bool helper_found = false;
+#else
+  static const bool helper_found = !helper_binary().empty();
+#endif
+  if (settings.capture_auto && !helper_found) return false;
   if (built.engine->awaited(built.lookups.front())) return false;
   // A build whose binary cannot be read safely (driver_quirks.hpp) is uncacheable here, by store():
   // a helper would rebuild it on every run only to find the same.

@@ -180,6 +180,21 @@ TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
   EXPECT_EQ(counter("capture_helper_failed"), 0);
 }
 
+// `auto` without a `jitcache` binary to run (a library copied alone, a build without the tool)
+// captures in the app, as `build`, instead of handing the entries to a helper that cannot start.
+TEST_F(CaptureHelper, AutoWithoutAHelperBinaryCapturesInTheApp) {
+  const std::map<std::string, std::string> no_helper = {{"JITCACHE_HELPER", (tmp / "no-such-jitcache").string()}};
+  CachedRun first = run_app(example(), no_helper);
+  expect_success(first.result);
+  EXPECT_EQ(first.verdicts["miss"], 2);
+  EXPECT_EQ(captured_outside(first), 0);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  CachedRun second = run_app(example(), no_helper);
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, first.result.out);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
 TEST_F(CaptureHelper, TwoAppsOfTheSameProgramsAtOnceBuildAndStoreEachKeyOnce) {
   RunResult plain = run_plain(example());
   CachedRun a, b;
