@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "cl_first_device.hpp"
+
 namespace {
 
 const char* kSource = R"CL(
@@ -77,17 +79,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: binary_reader_app build|link|build-twice|build-unused-first\n");
     return 2;
   }
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_int status = clGetPlatformIDs(1, &platform, nullptr);
-  if (status != CL_SUCCESS) return fail("clGetPlatformIDs", status);
-  if ((status = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr)) != CL_SUCCESS) {
-    return fail("clGetDeviceIDs", status);
-  }
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  if (!context) return fail("clCreateContext", status);
-  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &status);
-  if (!queue) return fail("clCreateCommandQueueWithProperties", status);
+  FirstDevice cl;
+  const char* failed_call = "";
+  cl_int status = open_first_device(&cl, &failed_call);
+  if (status != CL_SUCCESS) return fail(failed_call, status);
+  auto [platform, device, context, queue] = cl;
 
   if (mode == "build-unused-first") {  // asked about, never run
     cl_program unused = clCreateProgramWithSource(context, 1, &kSource, nullptr, &status);

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "cl_first_device.hpp"
+
 namespace {
 
 const char* kMainSource = R"CL(
@@ -90,16 +92,11 @@ int main(int argc, char** argv) {
   std::string header = header_text.str();
   const int expected_scale = std::atoi(argv[2]);
 
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_int status = clGetPlatformIDs(1, &platform, nullptr);
-  if (status != CL_SUCCESS) return fail("clGetPlatformIDs", status);
-  if ((status = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr)) != CL_SUCCESS) {
-    return fail("clGetDeviceIDs", status);
-  }
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  if (!context) return fail("clCreateContext", status);
-  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &status);
+  FirstDevice cl;
+  const char* failed_call = "";
+  cl_int status = open_first_device(&cl, &failed_call);
+  if (status != CL_SUCCESS) return fail(failed_call, status);
+  auto [platform, device, context, queue] = cl;
 
   const char* header_source = header.c_str();
   cl_program header_program = clCreateProgramWithSource(context, 1, &header_source, nullptr, &status);

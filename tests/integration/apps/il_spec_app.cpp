@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cl_first_device.hpp"
+
 namespace {
 
 int fail(const char* what, cl_int status) {
@@ -28,15 +30,11 @@ int main(int argc, char** argv) {
   std::vector<char> il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (il.empty()) return fail("reading the module", 0);
 
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_int status = clGetPlatformIDs(1, &platform, nullptr);
-  if (status != CL_SUCCESS) return fail("clGetPlatformIDs", status);
-  if ((status = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr)) != CL_SUCCESS) {
-    return fail("clGetDeviceIDs", status);
-  }
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  if (!context) return fail("clCreateContext", status);
+  FirstDevice cl;
+  const char* failed_call = "";
+  cl_int status = open_first_device(&cl, &failed_call, /*with_queue=*/false);
+  if (status != CL_SUCCESS) return fail(failed_call, status);
+  auto [platform, device, context, queue] = cl;
 
   // The driver must behave like one: a binary it did not produce is refused.
   const unsigned char junk[] = "\x7f" "ELF not a binary of this device";

@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "cl_first_device.hpp"
+
 namespace {
 
 const char* kSource = R"CL(
@@ -24,17 +26,11 @@ int fail(const char* what, cl_int status) {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int run_plugin() {
-  cl_platform_id platform;
-  cl_device_id device;
-  cl_int status = clGetPlatformIDs(1, &platform, nullptr);
-  if (status != CL_SUCCESS) return fail("clGetPlatformIDs", status);
-  if ((status = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr)) != CL_SUCCESS) {
-    return fail("clGetDeviceIDs", status);
-  }
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  if (!context) return fail("clCreateContext", status);
-  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &status);
-  if (!queue) return fail("clCreateCommandQueueWithProperties", status);
+  FirstDevice cl;
+  const char* failed_call = "";
+  cl_int status = open_first_device(&cl, &failed_call);
+  if (status != CL_SUCCESS) return fail(failed_call, status);
+  auto [platform, device, context, queue] = cl;
   cl_program program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &status);
   if (!program) return fail("clCreateProgramWithSource", status);
   if ((status = clBuildProgram(program, 1, &device, "", nullptr, nullptr)) != CL_SUCCESS) {
