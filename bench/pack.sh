@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Part 7: packs (docs/pack-format.md). bench/pack_bench, 10 000 entries carrying a real PoCL sidecar
-# (bench/data/pocl_example_sidecar.json): lookup latency (hits of an unsigned XXH3-128 pack and of
+# (bench/data/pocl_example_sidecar.json): lookup latency (hits, each with the decode of its recorded
+# answers as the OpenCL adapter makes it, of an unsigned XXH3-128 pack and of
 # the same pack signed, SHA-256; misses) and what each step of a hit costs alone, for 4, 16 and
 # 64 KiB binaries; building the pack vs copying the same bytes at each size; at 16 KiB also the
 # `pack create` path from a real store (vs `cp -r` of that store + sync). The sizes run in turn,
@@ -40,12 +41,13 @@ value() { awk -F, -v r="$1" -v b="$2" -v m="$3" '$1 == r && $2 == b && $3 == m {
   echo
   echo "Each step of a hit alone, run 1 (medians of 2000): the sidecar is $(value 1 4096 sidecar_bytes | cut -d. -f1) bytes."
   echo
-  echo "| binary size | SHA-256 of the binary | XXH3-128 of the binary | XXH3-64 of the binary | SHA-256 / XXH3-128 of the sidecar | parse of the sidecar's hit fields |"
-  echo "|---|---|---|---|---|---|"
+  echo "| binary size | SHA-256 of the binary | XXH3-128 of the binary | XXH3-64 of the binary | SHA-256 / XXH3-128 of the sidecar | parse of the sidecar's hit fields, answers as text | decode of the answers (RapidJSON) | before: hit fields with the answers' nlohmann tree | the answers' nlohmann tree alone |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for b in 4096 16384 65536; do
-    printf '| %s KiB | %.1f µs | %.2f µs | %.2f µs | %.2f / %.2f µs | %.1f µs |\n' $((b / 1024)) \
+    printf '| %s KiB | %.1f µs | %.2f µs | %.2f µs | %.2f / %.2f µs | %.1f µs | %.1f µs | %.1f µs | %.1f µs |\n' $((b / 1024)) \
       "$(value 1 $b sha256_binary_p50)" "$(value 1 $b xxh3_128_binary_p50)" "$(value 1 $b xxh3_64_binary_p50)" \
-      "$(value 1 $b sha256_sidecar_p50)" "$(value 1 $b xxh3_128_sidecar_p50)" "$(value 1 $b parse_sidecar_p50)"
+      "$(value 1 $b sha256_sidecar_p50)" "$(value 1 $b xxh3_128_sidecar_p50)" "$(value 1 $b parse_sidecar_p50)" \
+      "$(value 1 $b decode_answers_p50)" "$(value 1 $b parse_sidecar_with_answers_p50)" "$(value 1 $b answers_tree_p50)"
   done
   echo
   for run in $(seq "$runs"); do

@@ -146,9 +146,9 @@ DiskStore::~DiskStore() = default;
 const std::filesystem::path& DiskStore::root() const { return impl_->layout.root(); }
 const StoreLimits& DiskStore::limits() const { return impl_->limits; }
 
-LoadResult DiskStore::load(const Digest128& key) {
+LoadResult DiskStore::load(const Digest128& key, bool whole_sidecar) {
   try {
-    return impl_->load(key);
+    return impl_->load(key, whole_sidecar);
   } catch (const std::exception& e) {
     return load_failure(LoadStatus::error, std::string("load failed: ") + e.what());
   } catch (...) {
@@ -184,11 +184,11 @@ void DiskStore::quarantine(const Digest128& key, const std::string& reason) {
 // ---------------------------------------------------------------------------------------------
 // Entry operations.
 
-LoadResult DiskStore::Impl::load(const Digest128& key) {
+LoadResult DiskStore::Impl::load(const Digest128& key, bool whole_sidecar) {
   // Read-only and the root did not exist when the store opened: an empty store.
   if (!layout.dir().is_open()) return load_failure(LoadStatus::miss, "");
   const EntryPaths paths = layout.entry(key);
-  EntryCheck check = store_detail::check_entry(layout, paths);
+  EntryCheck check = store_detail::check_entry(layout, paths, !whole_sidecar);
   std::optional<SizeLedger> ledger;
 
   if (check.state == EntryCheck::State::bad) {
@@ -201,7 +201,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key) {
     if (auto error = begin_ledger(store_detail::kShortLockWait, &ledger)) {
       return load_failure(LoadStatus::corrupt, check.reason + " (store busy: not quarantined)");
     }
-    check = store_detail::check_entry(layout, paths);
+    check = store_detail::check_entry(layout, paths, !whole_sidecar);
   }
 
   switch (check.state) {
@@ -221,6 +221,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key) {
   result.status = LoadStatus::hit;
   result.binary = std::move(check.binary);
   result.sidecar = std::move(check.sidecar);
+  result.answers = std::move(check.answers);
   return result;
 }
 

@@ -39,6 +39,9 @@ struct LoadResult {
   LoadStatus status = LoadStatus::miss;
   std::string binary;
   nlohmann::json sidecar;
+  // A hit's `answers` as JSON text, left out of `sidecar` (pack::kAnswersTextField); null when
+  // absent or when the sidecar was parsed whole (then it is in `sidecar`).
+  std::shared_ptr<const std::string> answers;
   std::string reason;  // why corrupt / error
 };
 
@@ -105,7 +108,9 @@ class DiskStore {
 
   // Verifies the sidecar (schema, size) and the binary's XXH3-64 against it. On success touches
   // the sidecar mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
-  LoadResult load(const Digest128& key);
+  // Unless `whole_sidecar`, only the fields a hit reads are parsed, as a pack hit parses them
+  // (LoadResult::answers; store/pack_sidecar.hpp); the tools ask for the whole sidecar.
+  LoadResult load(const Digest128& key, bool whole_sidecar = true);
 
   // Writes tmp files, renames the binary then the sidecar into place, updates the size
   // accounting, then evicts if over max_size. Adds "binary_size" and "binary_xxh3_64" to the

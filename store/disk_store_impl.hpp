@@ -47,7 +47,7 @@ struct DiskStore::Impl {
   }
 
   // Entry operations (disk_store.cpp).
-  LoadResult load(const Digest128& key);
+  LoadResult load(const Digest128& key, bool whole_sidecar);
   SaveResult save(const Digest128& key, std::string_view binary, nlohmann::json sidecar);
   bool remove(const Digest128& key);
   void quarantine(const Digest128& key, const std::string& reason);

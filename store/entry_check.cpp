@@ -2,6 +2,7 @@
 
 #include "hashing/bounded_json.hpp"
 #include "hashing/digest.hpp"
+#include "store/pack_sidecar.hpp"
 
 namespace jitcache::store_detail {
 namespace {
@@ -45,7 +46,7 @@ std::string sidecar_text(const nlohmann::json& sidecar) {
   return sidecar.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths) {
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool hit_fields_only) {
   EntryCheck check;
 
   // The shard folder once, then both files relative to it: a hit costs one walk, and every fd's
@@ -75,7 +76,10 @@ EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths) {
     return fail(std::move(check), State::io_error, "cannot read sidecar: " + error.message());
   }
 
-  check.sidecar = parse_untrusted_json(text);
+  std::optional<pack::HitFieldsText> split =
+      hit_fields_only ? pack::hit_fields_text(text, pack::kHitFields, pack::kAnswersTextField) : std::nullopt;
+  check.sidecar = parse_untrusted_json(split ? split->fields : text);
+  if (split) check.answers = std::move(split->as_text);
   if (check.sidecar.is_discarded()) return fail(std::move(check), State::bad, "sidecar is not valid JSON");
   if (!check.sidecar.is_object()) return fail(std::move(check), State::bad, "sidecar is not a JSON object");
   const auto size_field = check.sidecar.find(kSizeField);

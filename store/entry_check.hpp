@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -38,9 +39,12 @@ struct EntryCheck {
   std::string reason;
   std::string binary;
   nlohmann::json sidecar;
+  std::shared_ptr<const std::string> answers;  // hit_fields_only: the "answers" text, left out of `sidecar`
   fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
 };
 
-EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths);
+// `hit_fields_only` (a hit): `sidecar` holds only pack::kHitFields and `answers` the answers' text
+// (store/pack_sidecar.hpp); the rest of the sidecar is not parsed (verify parses it whole).
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool hit_fields_only = false);
 
 }  // namespace jitcache::store_detail

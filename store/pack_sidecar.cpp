@@ -1,5 +1,7 @@
 #include "store/pack_sidecar.hpp"
 
+#include <utility>
+
 namespace jitcache::pack {
 namespace {
 
@@ -48,13 +50,16 @@ std::size_t value_end(std::string_view text, std::size_t at) {
 
 }  // namespace
 
-std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
+std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::vector<std::string_view>& names,
+                                             std::string_view as_text) {
   std::size_t at = skip_space(text, 0);
   if (at >= text.size() || text[at] != '{') return std::nullopt;
-  std::string out = "{";
+  HitFieldsText split;
+  std::string& out = split.fields;
+  out = "{";
   std::vector<bool> seen(names.size(), false);
   at = skip_space(text, at + 1);
-  if (at < text.size() && text[at] == '}') return "{}";
+  if (at < text.size() && text[at] == '}') return HitFieldsText{"{}", nullptr};
   while (at < text.size() && text[at] == '"') {  // "key" : value , ...
     const std::size_t key_end = string_end(text, at);
     if (key_end == kNotFound) return std::nullopt;
@@ -63,6 +68,11 @@ std::optional<std::string> only_top_level_values(std::string_view text, const st
     if (colon >= text.size() || text[colon] != ':') return std::nullopt;
     const std::size_t end = value_end(text, skip_space(text, colon + 1));
     if (end == kNotFound) return std::nullopt;
+    if (!as_text.empty() && key == as_text) {
+      if (split.as_text) return std::nullopt;
+      const std::size_t value_at = skip_space(text, colon + 1);
+      split.as_text = std::make_shared<const std::string>(text.substr(value_at, end - value_at));
+    }
     for (std::size_t i = 0; i < names.size(); ++i) {
       if (key != names[i]) continue;
       if (seen[i]) return std::nullopt;  // a name twice: the parser's rule decides, on the whole text
@@ -71,11 +81,21 @@ std::optional<std::string> only_top_level_values(std::string_view text, const st
       out.append(text.substr(at, end - at));
     }
     at = skip_space(text, end);
-    if (at < text.size() && text[at] == '}') return skip_space(text, at + 1) == text.size() ? out + "}" : std::optional<std::string>();
+    if (at < text.size() && text[at] == '}') {
+      if (skip_space(text, at + 1) != text.size()) return std::nullopt;
+      out += '}';
+      return split;
+    }
     if (at >= text.size() || text[at] != ',') return std::nullopt;
     at = skip_space(text, at + 1);
   }
   return std::nullopt;
+}
+
+std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
+  std::optional<HitFieldsText> split = hit_fields_text(text, names, {});
+  if (!split) return std::nullopt;
+  return std::move(split->fields);
 }
 
 }  // namespace jitcache::pack
