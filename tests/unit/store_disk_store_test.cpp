@@ -222,6 +222,39 @@ TEST_F(DiskStoreTest, SaveThenLoadRoundTripsInTheDocumentedLayout) {
   EXPECT_EQ(store->load(key_of(2)).status, LoadStatus::miss);
 }
 
+// A hit (the engine) parses only the fields a hit reads and gets the answers as their text, as a
+// pack hit does; the tools load the sidecar whole. A sidecar cut short is corrupt either way.
+TEST_F(DiskStoreTest, AHitParsesOnlyTheHitFieldsAndPassesTheAnswersAsText) {
+  auto store = open_store();
+  const Digest128 key = key_of(7);
+  const std::string binary = binary_of(7, 300);
+  nlohmann::json sidecar = sidecar_of(7);
+  sidecar["components"] = {{"input", {{"text", "__kernel void k() {}"}}}};
+  sidecar["answers"] = {{"version", 1}, {"build_log", "ok"}, {"kernels", nlohmann::json::object()}};
+  sidecar["compile_time_us"] = 1234;
+  ASSERT_EQ(store->save(key, binary, sidecar).status, SaveStatus::stored);
+
+  const LoadResult hit = store->load(key, /*whole_sidecar=*/false);
+  ASSERT_EQ(hit.status, LoadStatus::hit) << hit.reason;
+  EXPECT_EQ(hit.binary, binary);
+  EXPECT_FALSE(hit.sidecar.contains("components"));
+  EXPECT_FALSE(hit.sidecar.contains("answers"));
+  EXPECT_EQ(hit.sidecar["compile_time_us"], 1234);
+  EXPECT_EQ(hit.sidecar["binary_size"], 300u);
+  ASSERT_TRUE(hit.answers);
+  EXPECT_EQ(nlohmann::json::parse(*hit.answers), sidecar["answers"]);
+
+  const LoadResult whole = store->load(key);
+  ASSERT_EQ(whole.status, LoadStatus::hit) << whole.reason;
+  EXPECT_EQ(whole.sidecar["components"], sidecar["components"]);
+  EXPECT_EQ(whole.sidecar["answers"], sidecar["answers"]);
+  EXPECT_FALSE(whole.answers);
+
+  const std::string text = read_text(entry_file(key, ".json"));
+  write_text(entry_file(key, ".json"), text.substr(0, text.size() / 2));
+  EXPECT_EQ(store->load(key, /*whole_sidecar=*/false).status, LoadStatus::corrupt);
+}
+
 TEST_F(DiskStoreTest, BinaryWithoutSidecarIsAMissAndIsLeftAlone) {
   auto store = open_store();
   const Digest128 key = key_of(3);
