@@ -1,5 +1,6 @@
 #include "store/pack_sidecar.hpp"
 
+#include <cstring>
 #include <utility>
 
 namespace jitcache::pack {
@@ -14,11 +15,18 @@ std::size_t skip_space(std::string_view text, std::size_t at) {
   return at;
 }
 
-// The position after the string that opens at `at` (text[at] == '"'), or kNotFound.
+// The position after the string that opens at `at` (text[at] == '"'), or kNotFound. Most of a
+// sidecar's bytes are in strings (hex answers, paths): memchr jumps to each quote, and a quote ends
+// the string unless an odd run of backslashes precedes it (each run is counted once: linear).
 std::size_t string_end(std::string_view text, std::size_t at) {
-  for (std::size_t i = at + 1; i < text.size(); ++i) {
-    if (text[i] == '\\') ++i;
-    else if (text[i] == '"') return i + 1;
+  for (std::size_t from = at + 1; from < text.size();) {
+    const void* found = std::memchr(text.data() + from, '"', text.size() - from);
+    if (!found) return kNotFound;
+    const std::size_t quote = static_cast<std::size_t>(static_cast<const char*>(found) - text.data());
+    std::size_t backslashes = 0;
+    while (quote - backslashes > at + 1 && text[quote - 1 - backslashes] == '\\') ++backslashes;
+    if (backslashes % 2 == 0) return quote + 1;
+    from = quote + 1;
   }
   return kNotFound;
 }

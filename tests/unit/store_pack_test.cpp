@@ -641,6 +641,11 @@ TEST(PackSidecar, OnlyTheNamedTopLevelValuesAreKeptAndAnythingOddIsParsedWhole) 
   EXPECT_EQ(only_top_level_values(R"({ "components" : 5 , "key" : "k" })", {"key"}), R"({"key" : "k"})");
   EXPECT_EQ(only_top_level_values(R"({"key":"components"})", {"components"}), "{}");  // a value, not a key
   EXPECT_EQ(only_top_level_values("{ }", {"key"}), "{}");
+  // Escapes: a quote after an even run of backslashes ends the string, after an odd run it does not.
+  EXPECT_EQ(only_top_level_values(R"({"c":"x\\","key":"k"})", {"key"}), R"({"key":"k"})");
+  EXPECT_EQ(only_top_level_values(R"({"c":"x\\\"y\\\\","key":"k"})", {"key"}), R"({"key":"k"})");
+  EXPECT_EQ(only_top_level_values(R"({"c":"\"key\":1","key":"k"})", {"key"}), R"({"key":"k"})");
+  EXPECT_FALSE(only_top_level_values(R"({"key":"k\"})", {"key"}));  // never closed
   EXPECT_FALSE(only_top_level_values(R"({"key":"a","key":"b"})", {"key"}));  // twice: parsed whole
   EXPECT_FALSE(only_top_level_values(R"({"components":{"open":[)", {"key"}));
   EXPECT_FALSE(only_top_level_values(R"({"components":"unterminated)", {"key"}));
