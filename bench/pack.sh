@@ -54,5 +54,11 @@ value() { awk -F, -v r="$1" -v b="$2" -v m="$3" '$1 == r && $2 == b && $3 == m {
     printf 'Run %s: the `pack create` path (list + checked load of %s entries of 16 KiB from a real store + write_pack) %.2f s; `cp -r` of that store + `sync` %.2f s: %.2f ×.\n' \
       "$run" "$entries" "$(value $run 16384 create_from_store)" "$(value $run 16384 cp_store)" "$(value $run 16384 create_vs_cp)"
   done
+  echo
+  for run in $(seq "$runs"); do
+    printf 'Run %s: a disk store hit of the same 16 KiB entries (2000, alternating): sidecar parsed whole p50 / p99 %.1f / %.1f µs; hit fields + answers decoded %.1f / %.1f µs.\n' \
+      "$run" "$(value $run 16384 disk_hit_whole_p50)" "$(value $run 16384 disk_hit_whole_p99)" \
+      "$(value $run 16384 disk_hit_fields_decoded_p50)" "$(value $run 16384 disk_hit_fields_decoded_p99)"
+  done
 } > "$results/pack.md"
 cat "$results/pack.md"
