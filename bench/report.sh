@@ -47,14 +47,15 @@ targets() {
   if [ -f "$r/clients.csv" ]; then
     local app best alone together worst_alone="0 -" worst_together="0 -" wrong
     for app in $(awk -F, 'NR > 1 { print $1 }' "$r/clients.csv" | sort -u); do
-      best=$(for v in app_warm pocl_warm others_warm; do median_of "$r/clients.csv" "$app" "$v"; done | { grep -v nan || true; } | sort -g | head -1)
+      # the best single cache (the app's or PoCL's); both together are the second target's baseline
+      best=$(for v in app_warm pocl_warm; do median_of "$r/clients.csv" "$app" "$v"; done | { grep -v nan || true; } | sort -g | head -1)
       [ -n "$best" ] || continue  # a partial row (no warm run of any other cache yet)
       alone=$(awk -v a="$(median_of "$r/clients.csv" "$app" jc_warm)" -v b="$best" 'BEGIN { printf "%.2f", a / b }')
       together=$(awk -v a="$(median_of "$r/clients.csv" "$app" all_warm)" -v b="$(median_of "$r/clients.csv" "$app" others_warm)" 'BEGIN { printf "%.2f", a / b }')
       worst_alone=$(printf '%s\n%s %s\n' "$worst_alone" "$alone" "$app" | sort -g | tail -1)
       worst_together=$(printf '%s\n%s %s\n' "$worst_together" "$together" "$app" | sort -g | tail -1)
     done
-    echo "| clients: jitcache warm alone ≤ 1.10 × the app's best other warm cache | worst: ${worst_alone% *} × (${worst_alone#* }) | $(verdict "${worst_alone% *}" 1.10 "<=") |"
+    echo "| clients: jitcache warm alone ≤ 1.10 × the best other warm cache (the app's own or PoCL's) | worst: ${worst_alone% *} × (${worst_alone#* }) | $(verdict "${worst_alone% *}" 1.10 "<=") |"
     echo "| clients: jitcache with the app's and PoCL's caches warm ≤ those caches alone | worst: ${worst_together% *} × (${worst_together#* }) | $(verdict "${worst_together% *}" 1.00 "<=") |"
     wrong=$(awk -F, 'NR > 1 && $5 != 1' "$r/clients.csv" | wc -l)
     echo "| clients: every run's result equals the no-cache run's | $wrong wrong runs | $( [ "$wrong" = 0 ] && echo met || echo '**missed**') |"

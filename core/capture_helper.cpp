@@ -177,8 +177,10 @@ std::string helper_binary() {
   Dl_info info{};
   if (!::dladdr(reinterpret_cast<void*>(&helper_binary), &info) || !info.dli_fname) return {};
   const std::filesystem::path library_dir = std::filesystem::path(info.dli_fname).parent_path();
+  // <prefix>/lib/jitcache, <prefix>/lib/<multiarch>/jitcache (the Debian package), the build tree.
   for (const auto& candidate : {library_dir / ".." / ".." / "bin" / "jitcache", library_dir / ".." / "bin" / "jitcache",
-                                library_dir / ".." / "tools" / "jitcache"}) {
+                                library_dir / ".." / "tools" / "jitcache",
+                                library_dir / ".." / ".." / ".." / "bin" / "jitcache"}) {
     if (executable(candidate)) return std::filesystem::weakly_canonical(candidate).string();
   }
   return {};

@@ -356,7 +356,7 @@ bool Engine::find_in_packs(Lookup& lookup) {
 
 bool Engine::find_on_disk(Lookup& lookup) {
   Stopwatch reading;
-  LoadResult loaded = store_->load(lookup.key.key, /*whole_sidecar=*/false);
+  LoadResult loaded = store_->load(lookup.key.key, /*whole_sidecar=*/false);  // a hit reads no components
   lookup.timings.lookup_us += reading.elapsed_us();
   switch (loaded.status) {
     case LoadStatus::hit:
@@ -512,11 +512,7 @@ std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar) {
 }
 
 void Engine::built(Lookup& lookup, BuildResult result) {
-  // The key holds the headers as they were when hashed; the build may have read other versions
-  // (an editor save, a checkout meanwhile). Such a binary is used by the app but never stored.
-  if (std::string changed = changed_input(lookup.program->headers, lookup.inputs_read_at_ns); !changed.empty()) {
-    return not_stored(lookup, std::move(result), "input changed during the build: " + changed);
-  }
+  if (refused_changed_input(lookup, result)) return;
   count(capture_helper_mark() ? "captured_by_helper" : counter::miss);
   lookup.timings.build_us = result.build_us;
   nlohmann::json sidecar = {
@@ -590,6 +586,9 @@ std::string Engine::record_inputs_of(const Lookup& lookup, nlohmann::json* sidec
 }
 
 void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
+  BuildResult unread;  // the binary stays in the driver
+  unread.build_us = build_us;
+  if (refused_changed_input(lookup, unread)) return;
   count(counter::miss);
   lookup.timings.build_us = build_us;
   auto pending = std::make_shared<Lookup>(std::move(lookup));
@@ -627,6 +626,15 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
     }
     end(*pending);
   });
+}
+
+// The key holds the headers as they were when hashed; the build may have read other versions
+// (an editor save, a checkout meanwhile). Such a binary is used by the app but never stored.
+bool Engine::refused_changed_input(Lookup& lookup, BuildResult& result) {
+  std::string changed = changed_input(lookup.program->headers, lookup.inputs_read_at_ns);
+  if (changed.empty()) return false;
+  not_stored(lookup, std::move(result), "input changed during the build: " + changed);
+  return true;
 }
 
 void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) {

@@ -186,6 +186,9 @@ class Engine {
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
   // uncacheable; the app keeps using what it built.
   void not_stored(Lookup& lookup, BuildResult result, std::string reason);
+  // A header changed after it was hashed (the build may have read another version): not_stored,
+  // true. Checked before anything is stored, in the app or by a helper.
+  bool refused_changed_input(Lookup& lookup, BuildResult& result);
   // store_inputs: records what a rebuild of the lookup's program needs and names it in the sidecar;
   // the record's bytes (for the remote tier), empty when none was recorded.
   std::string record_inputs_of(const Lookup& lookup, nlohmann::json* sidecar);

@@ -13,9 +13,13 @@ namespace {
 
 // The default list of codegen-relevant variables: PoCL's work-group and vectorizer knobs and its
 // extra build flags, Intel IGC's debug/option keys, NVIDIA's PTX JIT switches.
-// build: the entry is on disk when the app exits. `auto` (a capture helper on PoCL) is opt-in until
-// the tests and tools that count one process's stores know about helpers (docs/settings.md).
+// auto: the capture helper on PoCL, inline elsewhere (docs/design-decisions.md). Windows has no
+// capture helper: build.
+#if defined(_WIN32)
 constexpr const char* kDefaultCapture = "build";
+#else
+constexpr const char* kDefaultCapture = "auto";
+#endif
 
 constexpr const char* kDefaultEnvPatterns =
     "POCL_WORK_GROUP_*,POCL_VECTORIZER_*,POCL_EXTRA_BUILD_FLAGS,POCL_CPU_*,POCL_MAX_WORK_GROUP_SIZE,"

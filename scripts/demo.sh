@@ -10,5 +10,5 @@ run() {
 }
 echo "== run 1 (cold cache) =="; run
 echo "== run 2 (warm cache) =="; run
-echo "== verdicts recorded in $cache/traces =="
+echo "== verdicts recorded in $cache/traces (\"captured\": the capture helper's builds of run 1's misses) =="
 grep -ho '"verdict": "[a-z]*"' "$cache"/traces/*.json | sort | uniq -c

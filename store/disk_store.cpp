@@ -188,7 +188,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key, bool whole_sidecar) {
   // Read-only and the root did not exist when the store opened: an empty store.
   if (!layout.dir().is_open()) return load_failure(LoadStatus::miss, "");
   const EntryPaths paths = layout.entry(key);
-  EntryCheck check = store_detail::check_entry(layout, paths, !whole_sidecar);
+  EntryCheck check = store_detail::check_entry(layout, paths, whole_sidecar);
   std::optional<SizeLedger> ledger;
 
   if (check.state == EntryCheck::State::bad) {
@@ -201,7 +201,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key, bool whole_sidecar) {
     if (auto error = begin_ledger(store_detail::kShortLockWait, &ledger)) {
       return load_failure(LoadStatus::corrupt, check.reason + " (store busy: not quarantined)");
     }
-    check = store_detail::check_entry(layout, paths, !whole_sidecar);
+    check = store_detail::check_entry(layout, paths, whole_sidecar);
   }
 
   switch (check.state) {

@@ -108,8 +108,8 @@ class DiskStore {
 
   // Verifies the sidecar (schema, size) and the binary's XXH3-64 against it. On success touches
   // the sidecar mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
-  // Unless `whole_sidecar`, only the fields a hit reads are parsed, as a pack hit parses them
-  // (LoadResult::answers; store/pack_sidecar.hpp); the tools ask for the whole sidecar.
+  // `whole_sidecar` false (a hit): the sidecar's `components` read as null and its `answers` come
+  // as their text in LoadResult::answers (store/entry_check.hpp); the tools read it whole.
   LoadResult load(const Digest128& key, bool whole_sidecar = true);
 
   // Writes tmp files, renames the binary then the sidecar into place, updates the size

@@ -1,5 +1,7 @@
 #include "store/entry_check.hpp"
 
+#include <optional>
+
 #include "hashing/bounded_json.hpp"
 #include "hashing/digest.hpp"
 #include "store/pack_sidecar.hpp"
@@ -46,7 +48,7 @@ std::string sidecar_text(const nlohmann::json& sidecar) {
   return sidecar.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool hit_fields_only) {
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool whole_sidecar) {
   EntryCheck check;
 
   // The shard folder once, then both files relative to it: a hit costs one walk, and every fd's
@@ -77,7 +79,7 @@ EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool 
   }
 
   std::optional<pack::HitFieldsText> split =
-      hit_fields_only ? pack::hit_fields_text(text, pack::kHitFields, pack::kAnswersTextField) : std::nullopt;
+      whole_sidecar ? std::nullopt : pack::all_but_text(text, "components", pack::kAnswersTextField);
   check.sidecar = parse_untrusted_json(split ? split->fields : text);
   if (split) check.answers = std::move(split->as_text);
   if (check.sidecar.is_discarded()) return fail(std::move(check), State::bad, "sidecar is not valid JSON");

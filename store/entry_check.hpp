@@ -39,12 +39,15 @@ struct EntryCheck {
   std::string reason;
   std::string binary;
   nlohmann::json sidecar;
-  std::shared_ptr<const std::string> answers;  // hit_fields_only: the "answers" text, left out of `sidecar`
+  std::shared_ptr<const std::string> answers;  // !whole_sidecar: the "answers" text, left out of `sidecar`
   fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
 };
 
-// `hit_fields_only` (a hit): `sidecar` holds only pack::kHitFields and `answers` the answers' text
-// (store/pack_sidecar.hpp); the rest of the sidecar is not parsed (verify parses it whole).
-EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool hit_fields_only = false);
+// `whole_sidecar` false (the engine's hit path): the sidecar's `components` (the key's recorded
+// inputs, the program's text included: most of its bytes) are left out of the parse and read as
+// null, and its `answers` are cut out as their text into `answers` (store/pack_sidecar.hpp); a hit
+// does not use the components, and every check that decides whether the binary is served (key,
+// size, XXH3-64) is made either way. Tools read sidecars whole.
+EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool whole_sidecar = true);
 
 }  // namespace jitcache::store_detail

@@ -1,5 +1,6 @@
 #include "store/pack_sidecar.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -56,16 +57,19 @@ std::size_t value_end(std::string_view text, std::size_t at) {
   return i == at ? kNotFound : i;
 }
 
-}  // namespace
+enum class Field { drop, keep, as_null, as_text };
 
-std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::vector<std::string_view>& names,
-                                             std::string_view as_text) {
+// The top-level fields of `text`, each kept, dropped, kept with a null value or cut out as its
+// text (HitFieldsText::as_text) as `keep(name)` says, or nullopt when the text is not shaped so that
+// every value's end can be found, or names a field it keeps twice.
+template <typename Keep>
+std::optional<HitFieldsText> select_top_level_values(std::string_view text, Keep keep) {
   std::size_t at = skip_space(text, 0);
   if (at >= text.size() || text[at] != '{') return std::nullopt;
   HitFieldsText split;
   std::string& out = split.fields;
   out = "{";
-  std::vector<bool> seen(names.size(), false);
+  std::vector<std::string_view> kept;
   at = skip_space(text, at + 1);
   if (at < text.size() && text[at] == '}') return HitFieldsText{"{}", nullptr};
   while (at < text.size() && text[at] == '"') {  // "key" : value , ...
@@ -74,19 +78,23 @@ std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::v
     const std::string_view key = text.substr(at + 1, key_end - at - 2);
     std::size_t colon = skip_space(text, key_end);
     if (colon >= text.size() || text[colon] != ':') return std::nullopt;
-    const std::size_t end = value_end(text, skip_space(text, colon + 1));
+    const std::size_t start = skip_space(text, colon + 1);
+    const std::size_t end = value_end(text, start);
     if (end == kNotFound) return std::nullopt;
-    if (!as_text.empty() && key == as_text) {
-      if (split.as_text) return std::nullopt;
-      const std::size_t value_at = skip_space(text, colon + 1);
-      split.as_text = std::make_shared<const std::string>(text.substr(value_at, end - value_at));
-    }
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      if (key != names[i]) continue;
-      if (seen[i]) return std::nullopt;  // a name twice: the parser's rule decides, on the whole text
-      seen[i] = true;
-      if (out.size() > 1) out += ',';
-      out.append(text.substr(at, end - at));
+    if (const Field field = keep(key); field != Field::drop) {
+      // A name twice: the parser's rule decides, on the whole text.
+      if (std::find(kept.begin(), kept.end(), key) != kept.end()) return std::nullopt;
+      kept.push_back(key);
+      if (field == Field::as_text) {
+        split.as_text = std::make_shared<const std::string>(text.substr(start, end - start));
+      } else {
+        if (out.size() > 1) out += ',';
+        if (field == Field::keep) {
+          out.append(text.substr(at, end - at));
+        } else {
+          out.append(text.substr(at, start - at)).append("null");
+        }
+      }
     }
     at = skip_space(text, end);
     if (at < text.size() && text[at] == '}') {
@@ -100,10 +108,33 @@ std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::v
   return std::nullopt;
 }
 
-std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
-  std::optional<HitFieldsText> split = hit_fields_text(text, names, {});
+std::optional<std::string> fields_of(std::optional<HitFieldsText> split) {
   if (!split) return std::nullopt;
   return std::move(split->fields);
+}
+
+}  // namespace
+
+std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::vector<std::string_view>& names,
+                                             std::string_view as_text) {
+  return select_top_level_values(text, [&](std::string_view key) {
+    if (!as_text.empty() && key == as_text) return Field::as_text;
+    return std::find(names.begin(), names.end(), key) != names.end() ? Field::keep : Field::drop;
+  });
+}
+
+std::optional<HitFieldsText> all_but_text(std::string_view text, std::string_view as_null, std::string_view as_text) {
+  return select_top_level_values(text, [&](std::string_view key) {
+    return key == as_null ? Field::as_null : key == as_text ? Field::as_text : Field::keep;
+  });
+}
+
+std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
+  return fields_of(hit_fields_text(text, names, {}));
+}
+
+std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name) {
+  return fields_of(all_but_text(text, name, {}));
 }
 
 }  // namespace jitcache::pack

@@ -1,7 +1,7 @@
-// What a pack hit parses of an entry's sidecar: only the fields the engine and the adapters read on
-// a hit (kHitFields). The rest (the key's components, with the recorded program inputs and the
-// inlined source, most of a real sidecar's bytes; device, kernel names, times of creation) only the
-// tools read: it is left out of the parse on the tier's path, and parsed whole when asked.
+// What a hit parses of an entry's sidecar. A pack hit parses only the fields a hit reads
+// (kHitFields); the disk store's hit path (store/entry_check.cpp) leaves out the key's components
+// (the recorded program inputs and the inlined source, most of a real sidecar's bytes), which
+// only the tools read; they parse the sidecar whole. Built into jitcache_store for that reason.
 #pragma once
 
 #include <memory>
@@ -30,15 +30,22 @@ struct HitFieldsText {
   std::string fields;
   std::shared_ptr<const std::string> as_text;
 };
-// `text` split as above, or nullopt when only_top_level_values would give nullopt (or `as_text`
-// is named twice).
+// A pack hit: the fields named in `names` kept, the one named `as_text` cut out as its text; nullopt
+// when only_top_level_values would give nullopt (or `as_text` is named twice).
 std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::vector<std::string_view>& names,
                                              std::string_view as_text);
+// The disk store's hit: every field kept but `as_null` (its value read as null) and `as_text` (cut
+// out as its text), under the same rules.
+std::optional<HitFieldsText> all_but_text(std::string_view text, std::string_view as_null, std::string_view as_text);
 
 // `text` (a JSON object) reduced to its top-level fields named in `names` (their text copied as it
 // is), or nullopt when the text is not shaped so that every value's end can be found, or names a
 // field twice (the caller then parses the text whole). Only brackets and strings are followed to
 // find a value's end; the values themselves are left for the JSON parser to check.
 std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names);
+
+// `text` with the value of its top-level field `name` replaced by null (the disk store's hit path
+// reads "components" as null), under the same rules as only_top_level_values.
+std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name);
 
 }  // namespace jitcache::pack

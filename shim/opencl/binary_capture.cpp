@@ -14,6 +14,7 @@
 #include "core/log.hpp"
 #include "core/stats.hpp"
 #include "shim/opencl/driver_quirks.hpp"
+#include "shim/opencl/entry_refresh.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/recorded_queries.hpp"
@@ -55,7 +56,11 @@ void store(BuiltProgram& built, bool after_use) {
       built.engine->uncacheable(*lookup.program, lookup.device, "driver returned no binary");
       continue;
     }
-    if (built.uses_memory_tier) {
+    // A refresh whose binary did not grow: not kept in memory, so that the next build of the key in
+    // this process looks at the store and is refreshed again (entry_refresh.hpp, refresh_again).
+    const bool grew = !built.earlier_binary || binaries[d].size() > built.earlier_binary->size();
+    if (built.refresh && !grew) refresh_again(lookup.key.key);
+    if (built.uses_memory_tier && grew) {
       MemoryValue value;
       value.binary = std::make_shared<const std::string>(binaries[d]);
       value.bytes = binaries[d].size();
@@ -161,7 +166,10 @@ bool worth_a_helper(const BuiltProgram& built) {
   const ProgramKind kind = built.lookups.front().program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
   if (settings.capture_auto && !target_of(built.devices.front(), next()).pocl) return false;
-  return !built.engine->awaited(built.lookups.front());
+  if (built.engine->awaited(built.lookups.front())) return false;
+  // A build whose binary cannot be read safely (driver_quirks.hpp) is uncacheable here, by store():
+  // a helper would rebuild it on every run only to find the same.
+  return binary_read_risk(built.devices, kernel_names_of(built.program)).empty();
 }
 
 bool worth_parking(const BuiltProgram& built) {
@@ -209,7 +217,32 @@ bool is_key_parked(const Digest128& key) {
 }
 
 bool capture_parked_key(const Digest128& key) {
-  return capture_parked([&key](const BuiltProgram& built) { return built.lookups.front().key.key == key; });
+  return capture_parked(
+      [&key](const BuiltProgram& built) { return !built.earlier_binary && built.lookups.front().key.key == key; });
+}
+
+bool is_parked_as(cl_program program, const std::vector<cl_device_id>& devices, const Digest128& key) {
+  std::lock_guard lock(parked().mutex);
+  auto it = parked().programs.find(program);
+  return it != parked().programs.end() && it->second.devices == devices && it->second.lookups.front().key.key == key;
+}
+
+bool answer_parked_binary_query(cl_program program, cl_program_info param, size_t param_value_size, void* param_value,
+                                size_t* param_value_size_ret, cl_int& status) {
+  if (param != CL_PROGRAM_BINARY_SIZES && param != CL_PROGRAM_BINARIES) return false;
+  std::shared_ptr<const std::string> earlier;
+  std::vector<cl_device_id> devices;
+  {
+    std::lock_guard lock(parked().mutex);
+    auto it = parked().programs.find(program);
+    if (it == parked().programs.end() || !it->second.earlier_binary) return false;
+    earlier = it->second.earlier_binary;
+    devices = it->second.devices;
+  }
+  // A program of a context with more devices, built for one: the driver knows what the others hold.
+  if (program_array<cl_device_id>(program, CL_PROGRAM_DEVICES) != devices) return false;
+  status = answer_binary_query(param, {earlier.get()}, param_value_size, param_value, param_value_size_ret);
+  return true;
 }
 
 }  // namespace jitcache::opencl

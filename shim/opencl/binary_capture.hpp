@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/engine.hpp"
@@ -24,6 +26,11 @@ struct BuiltProgram {
   // recapture (entry_refresh.hpp): a hit rebuilt to store the code the driver generates while the
   // app runs: parked whatever `capture` says (never a helper's), counted `entries_refreshed`.
   bool refresh = false;
+  // A refresh's replaced entry (same key, a valid binary of the same inputs). While the program is
+  // parked, the app's CL_PROGRAM_BINARY_SIZES / BINARIES are answered from it: asking the driver
+  // would make PoCL pack the binary then, before the kernels ran, and return those bytes ever after
+  // (hashcat and CLBlast read it right after the build), so the refreshed entry would lack the code.
+  std::shared_ptr<const std::string> earlier_binary;
 };
 
 // Stores now, or parks the program as the setting says.
@@ -34,8 +41,20 @@ bool is_parked(cl_program program);
 // drops the parked reference.
 void capture_parked_program(cl_program program);
 // Stores every parked program built for `key`; true when there was one (look the key up again).
+// Not a program whose binary queries are answered from its earlier entry: that one is stored only
+// when the app is done with it or rebuilds it (its answers must not change while the app holds it).
 bool capture_parked_key(const Digest128& key);
 // Whether a program built for `key` is parked in this process.
 bool is_key_parked(const Digest128& key);
+
+// Whether `program` is parked, built for `key` on exactly `devices`: building it again with the same
+// inputs would give the same program (the app builds one program object twice, as pyopencl does).
+bool is_parked_as(cl_program program, const std::vector<cl_device_id>& devices, const Digest128& key);
+
+// The app's CL_PROGRAM_BINARY_SIZES / CL_PROGRAM_BINARIES of a parked program with an earlier
+// binary (see BuiltProgram::earlier_binary), answered from it: true with `status` set. False (ask
+// the driver): any other query or program, or a program for more devices than the one it was built for.
+bool answer_parked_binary_query(cl_program program, cl_program_info param, size_t param_value_size, void* param_value,
+                                size_t* param_value_size_ret, cl_int& status);
 
 }  // namespace jitcache::opencl

@@ -37,6 +37,7 @@ struct PendingBuild {
   void* app_user_data = nullptr;
   std::atomic<bool> completed{false};
   bool refresh = false;  // a hit rebuilt to capture lazily generated code (entry_refresh.hpp)
+  std::shared_ptr<const std::string> earlier_binary;  // the refreshed entry's (BuiltProgram)
   AnswersByDevice answers;  // on a hit: what the real build answered, per device
 };
 
@@ -80,7 +81,7 @@ void finish_real_build(PendingBuild& pending, bool succeeded) {
     return;
   }
   capture_now_or_later({pending.engine, pending.program, pending.devices, std::move(pending.lookups), build_us,
-                        uses_memory_tier(pending), pending.refresh});
+                        uses_memory_tier(pending), pending.refresh, std::move(pending.earlier_binary)});
 }
 
 // The async build's record is shared by the driver's callback and the caller; whichever finishes
@@ -236,8 +237,8 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
     if (!lookup.hit()) stored_parked = capture_parked_key(lookup.key.key) || stored_parked;
   }
   if (stored_parked) look_up();
-  if (all_hit && needs_refresh(*engine, pending->devices, pending->lookups.front())) {
-    demote_for_refresh(pending->lookups.front());
+  if (needs_refresh(*engine, pending->devices, pending->lookups.front())) {
+    pending->earlier_binary = demote_for_refresh(pending->lookups.front());
     pending->refresh = true;
     all_hit = false;
   }
@@ -262,11 +263,38 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   return build_for_real(std::move(pending), options);
 }
 
+// The app builds a parked program again with the same inputs (pyopencl builds one program object
+// twice): it is built for them already, so the build succeeds without running and the program stays
+// parked. Storing it before the rebuild, as for any other rebuild, would read its binary before its
+// kernels ran (and serve the rebuild from that binary). No lookup: the first build's is the one.
+bool builds_parked_program_again(cl_program program, cl_uint num_devices, const cl_device_id* device_list,
+                                 const char* options, BuildNotify pfn_notify, void* user_data) {
+  if (!is_parked(program)) return false;
+  Engine* engine = Engine::instance();
+  std::optional<TrackedProgram> tracked = registry().find(program);
+  bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data);
+  if (!engine || !tracked || !well_formed || registry().has_kernels(program)) return false;
+  std::vector<cl_device_id> devices = devices_to_build(program, num_devices, device_list);
+  if (devices.size() != 1) return false;
+  PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options));
+  if (!prepared.uncacheable.empty()) return false;
+  const TargetIdentity& target = target_of(devices.front(), next()).identity;
+  return is_parked_as(program, devices, derive_key(*prepared.inputs, target).key);
+}
+
 }  // namespace
 
 cl_int build_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,
                      BuildNotify pfn_notify, void* user_data) {
   drop_deferred_compile(program);  // a build starts over from the source
+  try {
+    if (builds_parked_program_again(program, num_devices, device_list, options, pfn_notify, user_data)) {
+      if (pfn_notify) pfn_notify(program, user_data);
+      return CL_SUCCESS;
+    }
+  } catch (const std::exception& e) {
+    log_warning(std::string("build left uncached: ") + e.what());
+  }
   capture_parked_program(program);  // a parked binary is stored before the rebuild replaces it
   try {
     return cached_build(program, num_devices, device_list, options, pfn_notify, user_data);

@@ -64,14 +64,15 @@ void demote_hits(std::vector<Lookup>& lookups) {
 // stored now, since no code is generated from it later), or record the failure.
 void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program program,
                    const std::vector<cl_device_id>& devices, bool succeeded, std::uint64_t build_us,
-                   bool refresh = false) {
+                   bool refresh = false, std::shared_ptr<const std::string> earlier_binary = nullptr) {
   if (!succeeded) {
     for (Lookup& lookup : lookups) engine.failed(lookup, "the driver's compile or link failed");
     return;
   }
   // Linked lookups have no memory scope: the flag only lets a single-device link be parked.
   const bool parkable = !lookups.empty() && lookups.front().program->kind == ProgramKind::linked && devices.size() == 1;
-  capture_now_or_later({&engine, program, devices, std::move(lookups), build_us, parkable, refresh});
+  capture_now_or_later(
+      {&engine, program, devices, std::move(lookups), build_us, parkable, refresh, std::move(earlier_binary)});
 }
 
 // The compile's whole log from the recorded answers, else the sidecar's excerpt when it is whole
@@ -263,8 +264,9 @@ cl_program cached_link(cl_context context, cl_uint num_devices, const cl_device_
 
   std::vector<Lookup> lookups;
   bool all_hit = lookup_all(*engine, prepared, devices, lookups);
-  const bool refresh = all_hit && needs_refresh(*engine, devices, lookups.front());
-  if (refresh) demote_for_refresh(lookups.front());
+  const bool refresh = needs_refresh(*engine, devices, lookups.front());
+  std::shared_ptr<const std::string> earlier_binary;
+  if (refresh) earlier_binary = demote_for_refresh(lookups.front());
   if (all_hit && !refresh) {
     if (cl_program program = load_linked(*engine, context, devices, lookups, options)) {
       if (errcode_ret) *errcode_ret = CL_SUCCESS;
@@ -279,7 +281,7 @@ cl_program cached_link(cl_context context, cl_uint num_devices, const cl_device_
   cl_program program = real_link(context, num_devices, device_list, options, num_input_programs, input_programs,
                                  nullptr, nullptr, &status);
   bool succeeded = program && status == CL_SUCCESS && build_succeeded(program, devices);
-  store_results(*engine, lookups, program, devices, succeeded, watch.elapsed_us(), refresh);
+  store_results(*engine, lookups, program, devices, succeeded, watch.elapsed_us(), refresh, std::move(earlier_binary));
   if (errcode_ret) *errcode_ret = status;
   if (program && pfn_notify) pfn_notify(program, user_data);
   return program;

@@ -85,26 +85,7 @@ bool answer_deferred_program_info(cl_program program, cl_program_info param_name
   if (!deferred) return false;
   std::vector<const std::string*> binaries = binaries_by_program_device(program, *deferred);
   if (binaries.empty()) return false;
-  if (param_name == CL_PROGRAM_BINARY_SIZES) {
-    std::vector<size_t> sizes;
-    for (const std::string* binary : binaries) sizes.push_back(binary->size());
-    status = answer(sizes.data(), sizes.size() * sizeof(size_t), param_value_size, param_value, param_value_size_ret);
-    return true;
-  }
-  // CL_PROGRAM_BINARIES: the app's array of buffers, one per device; a null entry is skipped.
-  size_t size = binaries.size() * sizeof(unsigned char*);
-  if (param_value && param_value_size < size) {
-    status = CL_INVALID_VALUE;
-    return true;
-  }
-  if (param_value) {
-    auto* buffers = static_cast<unsigned char**>(param_value);
-    for (size_t i = 0; i < binaries.size(); ++i) {
-      if (buffers[i]) std::memcpy(buffers[i], binaries[i]->data(), binaries[i]->size());
-    }
-  }
-  if (param_value_size_ret) *param_value_size_ret = size;
-  status = CL_SUCCESS;
+  status = answer_binary_query(param_name, binaries, param_value_size, param_value, param_value_size_ret);
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "shim/opencl/program_queries.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace jitcache::opencl {
 namespace {
@@ -81,6 +82,23 @@ std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devic
 
 std::vector<std::string> kernel_names_of(cl_program program) {
   return split_kernel_names(program_string(program, CL_PROGRAM_KERNEL_NAMES));
+}
+
+cl_int answer_binary_query(cl_program_info param, const std::vector<const std::string*>& binaries,
+                           size_t param_value_size, void* param_value, size_t* param_value_size_ret) {
+  const size_t size = binaries.size() * (param == CL_PROGRAM_BINARY_SIZES ? sizeof(size_t) : sizeof(unsigned char*));
+  if (param_value && param_value_size < size) return CL_INVALID_VALUE;
+  if (param_value) {
+    for (size_t i = 0; i < binaries.size(); ++i) {
+      if (param == CL_PROGRAM_BINARY_SIZES) {
+        static_cast<size_t*>(param_value)[i] = binaries[i]->size();
+      } else if (unsigned char* buffer = static_cast<unsigned char**>(param_value)[i]) {
+        std::memcpy(buffer, binaries[i]->data(), binaries[i]->size());
+      }
+    }
+  }
+  if (param_value_size_ret) *param_value_size_ret = size;
+  return CL_SUCCESS;
 }
 
 }  // namespace jitcache::opencl

@@ -25,6 +25,12 @@ bool build_succeeded(cl_program program, const std::vector<cl_device_id>& device
 // The binaries the driver holds for `program`, one per device of `devices` (empty if none).
 std::vector<std::string> read_binaries(cl_program program, const std::vector<cl_device_id>& devices);
 
+// The answer to CL_PROGRAM_BINARY_SIZES or CL_PROGRAM_BINARIES (`param`) of a program whose
+// binaries, one per CL_PROGRAM_DEVICES entry, are `binaries`: sizes copied out, or each binary
+// copied into the app's buffer for it (a null buffer skipped); a too-small array is CL_INVALID_VALUE.
+cl_int answer_binary_query(cl_program_info param, const std::vector<const std::string*>& binaries,
+                           size_t param_value_size, void* param_value, size_t* param_value_size_ret);
+
 // The devices a build call targets: the list given, else every device of the program. Empty when
 // the list names a device the program is not for, or one twice: that is the driver's to judge, and
 // such a list must never be queried, keyed or used to load (and then drop as "rejected") a good entry.

@@ -1,5 +1,6 @@
 // After a cache hit the app's program was never built; its shadow was. Calls that need the built
 // program go to the shadow, and the shadow never shows through to the app.
+#include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
@@ -77,7 +78,8 @@ cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_ker
 cl_int get_program_info(cl_program program, cl_program_info param_name, size_t param_value_size, void* param_value,
                         size_t* param_value_size_ret) {
   cl_int answered = CL_SUCCESS;
-  if (answer_deferred_program_info(program, param_name, param_value_size, param_value, param_value_size_ret, answered)) {
+  if (answer_deferred_program_info(program, param_name, param_value_size, param_value, param_value_size_ret, answered) ||
+      answer_parked_binary_query(program, param_name, param_value_size, param_value, param_value_size_ret, answered)) {
     return answered;
   }
   if (answered_by_built_program(param_name)) run_deferred_compile(program);

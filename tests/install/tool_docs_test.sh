@@ -38,6 +38,11 @@ fi
 
 # Completion: subcommands, options, and entry keys from the cache.
 "$tool" run -- "$example" >/dev/null 2>&1 || fail "the example failed under jitcache run"
+# Its misses are stored by capture helpers (capture = auto on PoCL), each holding the key's build
+# lock until its entry is stored: take each lock once (opened read-only: never created here).
+for lock in "$JITCACHE_DIR"/locks/*.lock; do
+  if exec {held}<"$lock" 2>/dev/null; then flock "$held"; exec {held}<&-; fi
+done
 complete_line() {  # the words of a command line, the last one being completed
   COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
   _jitcache

@@ -3,6 +3,7 @@
 // hands each key's build lock to its helper, so a run started right after the app exits waits for
 // the helper and hits, and test_support's run() waits for the helpers by taking those locks (no
 // sleeps). JITCACHE_TEST_HELPER_DIES kills a helper's child between its build and its store.
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -152,6 +153,31 @@ TEST_F(CaptureHelper, WhenTheAppExitsItsHelpersHoldTheLockOfEveryKeyItMissed) {
   ::close(gate);
   expect_success(second.result);
   EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+// The app's PoCL scratch folder may be gone when its helpers build (a throw-away POCL_CACHE_DIR
+// removed at exit, as test harnesses and batch jobs do, even while a helper builds in it): each
+// helper builds in a folder of its own. A file in the folder's place makes "gone" deterministic.
+TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
+  const fs::path fifo = tmp / "helper-gate";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(gate, 0);
+  CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  const fs::path app_scratch = tmp / ("pocl-" + std::to_string(runs));
+  ASSERT_TRUE(fs::exists(app_scratch));
+  fs::remove_all(app_scratch);
+  std::ofstream(app_scratch) << "not a folder";
+  ASSERT_EQ(::write(gate, "go", 2), 2);
+  CachedRun second = run_app(example(), {}, false);
+  ::close(gate);
+  expect_success(second.result);
+  EXPECT_EQ(second.result.out, first.result.out);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+  EXPECT_EQ(counter("captured_by_helper"), 2);
+  EXPECT_EQ(counter("capture_helper_failed"), 0);
 }
 
 TEST_F(CaptureHelper, TwoAppsOfTheSameProgramsAtOnceBuildAndStoreEachKeyOnce) {

@@ -23,7 +23,9 @@ class LongWait : public ::testing::Test {
   TempDir tmp;
   int runs = 0;
 
-  CachedRun run_cached(const fs::path& root, std::map<std::string, std::string> env = {}) {
+  // wait_for_helpers off when the test holds a build lock itself (test_support's wait would not end).
+  CachedRun run_cached(const fs::path& root, std::map<std::string, std::string> env = {},
+                       bool wait_for_helpers = true) {
     const fs::path traces = tmp / ("traces-" + std::to_string(++runs));
     RunOptions options;
     options.env = {{"LD_PRELOAD", JITCACHE_LIBRARY},
@@ -33,6 +35,7 @@ class LongWait : public ::testing::Test {
                    {"POCL_KERNEL_CACHE", "0"}};
     for (auto& [name, value] : env) options.env[name] = value;
     options.timeout_s = 120;  // a hang guard only
+    options.wait_for_capture_helpers = wait_for_helpers;
     return run_traced({OPENCL_EXAMPLE}, options, traces);
   }
 
@@ -74,7 +77,7 @@ TEST_F(LongWait, WaitForAnotherProcessBuildingTheKeyIsAnnouncedThenGivenUp) {
   fileops::FileLock stopped_builder;
   ASSERT_FALSE(fileops::FileLock::acquire(root / "locks" / (key + ".lock"), std::chrono::milliseconds(0),
                                           &stopped_builder));
-  CachedRun cold = run_cached(root, {{"JITCACHE_WAIT_MS", "1500"}});
+  CachedRun cold = run_cached(root, {{"JITCACHE_WAIT_MS", "1500"}}, /*wait_for_helpers=*/false);
   EXPECT_EQ(cold.result.exit_code, 0) << cold.result.err;
   EXPECT_EQ(cold.result.out, plain);
   EXPECT_EQ(occurrences(cold.result.err, "another thread or process building the same program (bounded by "

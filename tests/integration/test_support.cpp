@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -106,16 +107,19 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  // Only a run that may start helpers: a test may itself hold a build lock (a stopped builder).
+  // Only a run that may start helpers (auto is the default): a test that holds a build lock itself
+  // (a stopped builder) turns wait_for_capture_helpers off.
   auto capture = options.env.find("JITCACHE_CAPTURE");
   const char* inherited_capture = std::getenv("JITCACHE_CAPTURE");
+  const bool unset = std::find(options.unset.begin(), options.unset.end(), "JITCACHE_CAPTURE") != options.unset.end();
   const std::string capture_mode = capture != options.env.end() ? capture->second
-                                   : inherited_capture          ? inherited_capture
-                                                                : "";
+                                   : inherited_capture && !unset ? inherited_capture
+                                                                 : "auto";
   if (options.wait_for_capture_helpers && (capture_mode == "auto" || capture_mode == "helper")) {
     auto root = options.env.find("JITCACHE_DIR");
     const char* inherited = std::getenv("JITCACHE_DIR");
-    if (root != options.env.end()) wait_for_build_locks(root->second);
+    if (!options.cache_root.empty()) wait_for_build_locks(options.cache_root);
+    else if (root != options.env.end()) wait_for_build_locks(root->second);
     else if (inherited && *inherited) wait_for_build_locks(inherited);
   }
   return result;

@@ -23,10 +23,15 @@ struct RunOptions {
   std::vector<std::string> unset;          // removed from it
   std::optional<unsigned> run_as_uid;      // drop privileges in the child (tests run as root in CI)
   int timeout_s = 300;
-  // After a run with JITCACHE_CAPTURE=auto or helper, wait until the capture helpers it left
-  // behind are done: they hold the build locks of the keys they capture, handed over by the app, so taking
-  // every lock under JITCACHE_DIR/locks once tells they are. Off to see what the app alone did.
+  // After a run with JITCACHE_CAPTURE=auto (the default) or helper, wait until the capture helpers
+  // it left behind are done: they hold the build locks of the keys they capture, handed over by the
+  // app, so taking every lock under JITCACHE_DIR/locks once tells they are. Off to see what the app
+  // alone did, or when the test holds a build lock itself (the wait would never end).
   bool wait_for_capture_helpers = true;
+  // The cache whose locks to wait on when JITCACHE_DIR is not in the environment (the tool's
+  // --dir). The wait must happen inside run(): the run's PoCL scratch folder, which the helpers
+  // use, is removed when run() returns.
+  std::filesystem::path cache_root;
 };
 
 RunResult run(const std::vector<std::string>& argv, const RunOptions& options = {});

@@ -25,6 +25,7 @@ class ToolDoctor : public ::testing::Test {
     for (const auto& [name, value] : env) options.env[name] = value;
     options.unset = {"LD_PRELOAD", "JITCACHE_DIR", "JITCACHE_TRACE", "JITCACHE_REMOTE", "JITCACHE_REMOTE_HMAC_KEY",
                      "ZE_ENABLE_ALT_DRIVERS"};
+    options.cache_root = cache;  // `run` apps leave capture helpers: wait for them (test_support.hpp)
     return run(args, options);
   }
 

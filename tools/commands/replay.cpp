@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 
 #include <fcntl.h>
@@ -54,6 +55,31 @@ void report(int fd, const nlohmann::json& result) {
   }
 }
 
+// The app's PoCL scratch folder (POCL_CACHE_DIR) may be gone or unusable when its helper builds:
+// harnesses and batch jobs remove a throw-away one when the app exits, even while a helper builds
+// in it (PoCL then fails, or packs a partial binary). A replay builds in a private folder of its
+// own, removed when it is done. Other drivers ignore the variable; when the user keys it
+// (env_keys), enter_recorded_context sets the recorded value instead.
+class PrivateDriverScratch {
+ public:
+  PrivateDriverScratch() {
+    std::error_code error;
+    std::string pattern = (std::filesystem::temp_directory_path(error) / "jitcache-replay-XXXXXX").string();
+    if (error || !::mkdtemp(pattern.data())) return;  // the inherited folder, as before
+    path_ = pattern;
+    platform::set_environment("POCL_CACHE_DIR", path_.string());
+  }
+  ~PrivateDriverScratch() {
+    std::error_code error;
+    if (!path_.empty()) std::filesystem::remove_all(path_, error);
+  }
+  PrivateDriverScratch(const PrivateDriverScratch&) = delete;
+  PrivateDriverScratch& operator=(const PrivateDriverScratch&) = delete;
+
+ private:
+  std::filesystem::path path_;
+};
+
 ReplayResult failure(std::string reason) {
   ReplayResult result;
   result.reason = std::move(reason);
@@ -92,6 +118,7 @@ ReplayResult replay_one(const ReplayOptions& options) {
     if (!request.expected_key) return failure("--expect-key is not a key");
   }
   store.reset();
+  PrivateDriverScratch scratch;
   if (!enter_recorded_context(*inputs, &why)) return failure(why);
   std::unique_ptr<ReplayAdapter> adapter =
       inputs->api == Api::level_zero ? level_zero::replay_adapter() : opencl::replay_adapter();

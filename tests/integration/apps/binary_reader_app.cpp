@@ -1,0 +1,150 @@
+// Builds a kernel the way apps with a kernel cache of their own do (hashcat, CLBlast): reads
+// CL_PROGRAM_BINARY_SIZES, then CL_PROGRAM_BINARIES, right after the build or link, before any
+// kernel ran; then runs the kernel, and runs it again from a program created from the bytes it
+// read (as the app's next run would, from its own cache). Prints both results.
+// Usage: binary_reader_app <mode>
+//   build        clBuildProgram, read the binary
+//   link         clCompileProgram + clLinkProgram, read the linked program's binary
+//   build-twice  clBuildProgram of the same program object twice (pyopencl does), no read
+//   build-unused-first  builds the source, makes a kernel, releases both without running it, then
+//                builds the same source as a new program (pyopencl's scan does), no read
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char* kSource = R"CL(
+__kernel void affine(__global int* out, int scale) {
+  int i = get_global_id(0);
+  out[i] = i * scale + (i % 5);
+}
+)CL";
+
+constexpr int kCount = 1024;
+constexpr int kScale = 7;
+
+int fail(const char* what, cl_int status) {
+  std::fprintf(stderr, "binary_reader_app: %s failed (%d)\n", what, status);
+  return 1;
+}
+
+// Runs `affine` of `program`; -1 when something failed or a result is wrong, else the sum.
+long long run_kernel(cl_context context, cl_command_queue queue, cl_program program) {
+  cl_int status = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program, "affine", &status);
+  if (!kernel) return -1;
+  cl_mem out = clCreateBuffer(context, CL_MEM_WRITE_ONLY, sizeof(int) * kCount, nullptr, &status);
+  int scale = kScale;
+  clSetKernelArg(kernel, 0, sizeof out, &out);
+  clSetKernelArg(kernel, 1, sizeof scale, &scale);
+  size_t global = kCount;
+  size_t local = 16;
+  std::vector<int> output(kCount, 0);
+  status = clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (status == CL_SUCCESS) {
+    status = clEnqueueReadBuffer(queue, out, CL_TRUE, 0, sizeof(int) * kCount, output.data(), 0, nullptr, nullptr);
+  }
+  clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  if (status != CL_SUCCESS) return -1;
+  long long sum = 0;
+  for (int i = 0; i < kCount; ++i) {
+    if (output[i] != i * kScale + i % 5) return -1;
+    sum += output[i];
+  }
+  return sum;
+}
+
+// The program's binary, read the way apps do: the sizes first, then the bytes. Empty on failure.
+std::string read_binary(cl_program program) {
+  size_t size = 0;
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS) return {};
+  std::string binary(size, '\0');
+  unsigned char* pointer = reinterpret_cast<unsigned char*>(binary.data());
+  if (clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr) != CL_SUCCESS) return {};
+  return binary;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc == 2 ? argv[1] : "";
+  if (mode != "build" && mode != "link" && mode != "build-twice" && mode != "build-unused-first") {
+    std::fprintf(stderr, "usage: binary_reader_app build|link|build-twice|build-unused-first\n");
+    return 2;
+  }
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_int status = clGetPlatformIDs(1, &platform, nullptr);
+  if (status != CL_SUCCESS) return fail("clGetPlatformIDs", status);
+  if ((status = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr)) != CL_SUCCESS) {
+    return fail("clGetDeviceIDs", status);
+  }
+  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
+  if (!context) return fail("clCreateContext", status);
+  cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &status);
+  if (!queue) return fail("clCreateCommandQueueWithProperties", status);
+
+  if (mode == "build-unused-first") {  // asked about, never run
+    cl_program unused = clCreateProgramWithSource(context, 1, &kSource, nullptr, &status);
+    if (!unused) return fail("clCreateProgramWithSource", status);
+    if ((status = clBuildProgram(unused, 1, &device, "", nullptr, nullptr)) != CL_SUCCESS) {
+      return fail("clBuildProgram", status);
+    }
+    cl_kernel kernel = clCreateKernel(unused, "affine", &status);
+    if (!kernel) return fail("clCreateKernel", status);
+    size_t work_group_size = 0;
+    clGetKernelWorkGroupInfo(kernel, device, CL_KERNEL_WORK_GROUP_SIZE, sizeof work_group_size, &work_group_size,
+                             nullptr);
+    clReleaseKernel(kernel);
+    clReleaseProgram(unused);
+  }
+  cl_program source = clCreateProgramWithSource(context, 1, &kSource, nullptr, &status);
+  if (!source) return fail("clCreateProgramWithSource", status);
+  cl_program program = source;
+  if (mode == "link") {
+    if ((status = clCompileProgram(source, 1, &device, "", 0, nullptr, nullptr, nullptr, nullptr)) != CL_SUCCESS) {
+      return fail("clCompileProgram", status);
+    }
+    program = clLinkProgram(context, 1, &device, "", 1, &source, nullptr, nullptr, &status);
+    if (!program || status != CL_SUCCESS) return fail("clLinkProgram", status);
+    clReleaseProgram(source);
+  } else {
+    for (int build = 0; build < (mode == "build-twice" ? 2 : 1); ++build) {
+      if ((status = clBuildProgram(program, 1, &device, "", nullptr, nullptr)) != CL_SUCCESS) {
+        return fail("clBuildProgram", status);
+      }
+    }
+  }
+  std::string binary;
+  if ((mode == "build" || mode == "link") && (binary = read_binary(program)).empty()) return fail("reading the binary", 0);
+
+  long long sum = run_kernel(context, queue, program);
+  if (sum < 0) return fail("the kernel of the built program", 0);
+  std::printf("%s: sum=%lld\n", mode.c_str(), sum);
+  clReleaseProgram(program);
+
+  if (!binary.empty()) {
+    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+    size_t length = binary.size();
+    cl_int binary_status = CL_SUCCESS;
+    cl_program reloaded = clCreateProgramWithBinary(context, 1, &device, &length, &bytes, &binary_status, &status);
+    if (!reloaded || status != CL_SUCCESS || binary_status != CL_SUCCESS) {
+      return fail("clCreateProgramWithBinary of the bytes read", status);
+    }
+    if ((status = clBuildProgram(reloaded, 1, &device, "", nullptr, nullptr)) != CL_SUCCESS) {
+      return fail("clBuildProgram of the bytes read", status);
+    }
+    long long reloaded_sum = run_kernel(context, queue, reloaded);
+    if (reloaded_sum < 0) return fail("the kernel of the program made from the bytes read", 0);
+    std::printf("reloaded: sum=%lld\n", reloaded_sum);
+    clReleaseProgram(reloaded);
+  }
+  clReleaseCommandQueue(queue);
+  clReleaseContext(context);
+  return 0;
+}
