@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Part 7: packs (docs/pack-format.md). bench/pack_bench, 10 000 entries carrying a real PoCL sidecar
-# (bench/data/pocl_example_sidecar.json): lookup latency (hits of an unsigned XXH3-128 pack and of
+# (bench/data/pocl_example_sidecar.json): lookup latency (hits, each with the decode of its recorded
+# answers as the OpenCL adapter makes it, of an unsigned XXH3-128 pack and of
 # the same pack signed, SHA-256; misses) and what each step of a hit costs alone, for 4, 16 and
 # 64 KiB binaries; building the pack vs copying the same bytes at each size; at 16 KiB also the
 # `pack create` path from a real store (vs `cp -r` of that store + sync). The sizes run in turn,
@@ -40,17 +41,24 @@ value() { awk -F, -v r="$1" -v b="$2" -v m="$3" '$1 == r && $2 == b && $3 == m {
   echo
   echo "Each step of a hit alone, run 1 (medians of 2000): the sidecar is $(value 1 4096 sidecar_bytes | cut -d. -f1) bytes."
   echo
-  echo "| binary size | SHA-256 of the binary | XXH3-128 of the binary | XXH3-64 of the binary | SHA-256 / XXH3-128 of the sidecar | parse of the sidecar's hit fields |"
-  echo "|---|---|---|---|---|---|"
+  echo "| binary size | SHA-256 of the binary | XXH3-128 of the binary | XXH3-64 of the binary | SHA-256 / XXH3-128 of the sidecar | parse of the sidecar's hit fields, answers as text | decode of the answers (RapidJSON) | before: hit fields with the answers' nlohmann tree | the answers' nlohmann tree alone |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for b in 4096 16384 65536; do
-    printf '| %s KiB | %.1f µs | %.2f µs | %.2f µs | %.2f / %.2f µs | %.1f µs |\n' $((b / 1024)) \
+    printf '| %s KiB | %.1f µs | %.2f µs | %.2f µs | %.2f / %.2f µs | %.1f µs | %.1f µs | %.1f µs | %.1f µs |\n' $((b / 1024)) \
       "$(value 1 $b sha256_binary_p50)" "$(value 1 $b xxh3_128_binary_p50)" "$(value 1 $b xxh3_64_binary_p50)" \
-      "$(value 1 $b sha256_sidecar_p50)" "$(value 1 $b xxh3_128_sidecar_p50)" "$(value 1 $b parse_sidecar_p50)"
+      "$(value 1 $b sha256_sidecar_p50)" "$(value 1 $b xxh3_128_sidecar_p50)" "$(value 1 $b parse_sidecar_p50)" \
+      "$(value 1 $b decode_answers_p50)" "$(value 1 $b parse_sidecar_with_answers_p50)" "$(value 1 $b answers_tree_p50)"
   done
   echo
   for run in $(seq "$runs"); do
     printf 'Run %s: the `pack create` path (list + checked load of %s entries of 16 KiB from a real store + write_pack) %.2f s; `cp -r` of that store + `sync` %.2f s: %.2f ×.\n' \
       "$run" "$entries" "$(value $run 16384 create_from_store)" "$(value $run 16384 cp_store)" "$(value $run 16384 create_vs_cp)"
+  done
+  echo
+  for run in $(seq "$runs"); do
+    printf 'Run %s: a disk store hit of the same 16 KiB entries (2000, alternating): sidecar parsed whole p50 / p99 %.1f / %.1f µs; hit fields + answers decoded %.1f / %.1f µs.\n' \
+      "$run" "$(value $run 16384 disk_hit_whole_p50)" "$(value $run 16384 disk_hit_whole_p99)" \
+      "$(value $run 16384 disk_hit_fields_decoded_p50)" "$(value $run 16384 disk_hit_fields_decoded_p99)"
   done
 } > "$results/pack.md"
 cat "$results/pack.md"

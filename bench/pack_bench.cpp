@@ -1,12 +1,15 @@
 // Packs (docs/pack-format.md), two numbers for docs/benchmarks.md (every entry carries a real
 // PoCL sidecar, bench/data/pocl_example_sidecar.json):
 //  1. lookup latency in a pack of N entries (default 10 000): every key once in random order plus
-//     as many absent keys, each timed alone; p50/p99/max of hits and misses; and what each step
-//     of a hit (checksums, sidecar parse) costs alone, in the same run.
+//     as many absent keys, each timed alone; p50/p99/max of hits and misses (a hit includes what
+//     the OpenCL adapter then decodes: the recorded answers); and what each step of a hit
+//     (checksums, sidecar parse, answers decode) costs alone, in the same run.
 //  2. building that pack vs copying the same bytes: (a) write_pack from entries in memory vs
 //     writing the same sidecar and binary bytes into one file with the same fsync; (b) the whole
 //     `pack create` path (list + checked load from a real store + write_pack) vs `cp -r` of that
 //     store followed by sync.
+//  3. (with 2b) a disk store hit of the same entries: sidecar parsed whole vs the hit fields and
+//     the answers decoded (what the engine and the OpenCL adapter do now).
 // Usage: pack_bench WORK_DIR [ENTRIES] [BINARY_BYTES] [lookups]. Prints CSV rows (bench/pack.sh).
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -18,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@
 #include <openssl/pem.h>
 
 #include "hashing/bounded_json.hpp"
+#include "shim/opencl/recorded_answers.hpp"
 #include "store/disk_store.hpp"
 #include "store/entry_check.hpp"
 #include "store/pack_reader.hpp"
@@ -169,6 +174,7 @@ int main(int argc, char** argv) {
   // argument "lookups": size sweeps of the lookup numbers).
   const bool lookups_only = argc > 4 && std::string(argv[4]) == "lookups";
   double cp_s = 0, create_s = 0;
+  Percentiles disk_whole, disk_fields;
   if (!lookups_only) {
   const fs::path root = work / "store";
   fs::remove_all(root);
@@ -196,6 +202,23 @@ int main(int argc, char** argv) {
   }
   if (!write_pack(work / "from-store.jcpack", loaded, options, &error)) return 1;
   create_s = seconds_since(start);
+  // 3. A disk hit of the same entries, alternating key by key: the sidecar parsed whole (as every
+  // disk hit did before; the adapter then read the answers from that tree, not timed here) vs the
+  // hit fields + the answers' text decoded as the OpenCL adapter decodes it.
+  std::vector<double> whole_us, fields_us;
+  for (std::size_t i = 0; i < entries.size() && i < 2000; ++i) {
+    auto t = Clock::now();
+    LoadResult whole = reader_store->load(entries[i].key);
+    whole_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+    t = Clock::now();
+    LoadResult hit = reader_store->load(entries[i].key, /*whole_sidecar=*/false);
+    std::string problem;
+    const bool decoded = opencl::parse_answers(hit.answers.get(), &problem) != nullptr;
+    fields_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+    if (whole.status != LoadStatus::hit || hit.status != LoadStatus::hit || !decoded) return 1;
+  }
+  disk_whole = percentiles(whole_us);
+  disk_fields = percentiles(fields_us);
   }
 
   // 1. lookups, unsigned then signed (a signed pack's binaries are checked by SHA-256).
@@ -210,6 +233,11 @@ int main(int argc, char** argv) {
     for (const auto& [key, present] : keys) {
       const auto t = Clock::now();
       LoadResult result = reader->load(key);
+      std::string problem;  // an OpenCL hit decodes its recorded answers (shim/opencl/recorded_queries.cpp)
+      if (result.status == LoadStatus::hit && !opencl::parse_answers(result.answers.get(), &problem)) {
+        error = "entry " + key.hex() + ": " + problem;
+        return false;
+      }
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t).count();
       if ((result.status == LoadStatus::hit) != present) {
         error = "wrong answer for " + key.hex();
@@ -231,15 +259,31 @@ int main(int argc, char** argv) {
   // binary, and the sidecar's checksum and parse (of the fields a hit reads, as a hit parses it).
   const std::string& binary = entries.front().binary;
   const std::string sidecar_text = entries.front().sidecar.dump() + "\n";
-  const std::string lighter = pack::only_top_level_values(sidecar_text, pack::kHitFields).value_or(sidecar_text);
+  // Before: the hit fields with the answers, parsed into an nlohmann tree (what a hit did until
+  // the answers were carried as text, docs/design-decisions.md).
+  std::vector<std::string_view> hit_fields_with_answers = pack::kHitFields;
+  hit_fields_with_answers.push_back(pack::kAnswersTextField);
+  const std::string with_answers = pack::only_top_level_values(sidecar_text, hit_fields_with_answers).value_or(sidecar_text);
+  const std::string answers_text = entries.front().sidecar["answers"].dump();
   volatile std::uint64_t sink = 0;
   const double sha256_binary_us = median_us(2000, [&] { sink = sink + pack::sha256(binary)[0]; });
   const double xxh3_128_binary_us = median_us(2000, [&] { sink = sink + xxh3_128(binary).low; });
   const double xxh3_64_binary_us = median_us(2000, [&] { sink = sink + xxh3_64(binary); });
   const double sha256_sidecar_us = median_us(2000, [&] { sink = sink + pack::sha256(sidecar_text)[0]; });
   const double xxh3_128_sidecar_us = median_us(2000, [&] { sink = sink + xxh3_128(sidecar_text).low; });
-  const double parse_sidecar_us = median_us(2000, [&] {
-    sink = sink + parse_untrusted_json(lighter, store_detail::kMaxSidecarBytes).size();
+  const double parse_sidecar_us = median_us(2000, [&] {  // as a hit parses it now
+    std::optional<pack::HitFieldsText> split = pack::hit_fields_text(sidecar_text, pack::kHitFields, pack::kAnswersTextField);
+    sink = sink + parse_untrusted_json(split->fields, store_detail::kMaxSidecarBytes).size() + split->as_text->size();
+  });
+  const double parse_with_answers_us = median_us(2000, [&] {
+    sink = sink + parse_untrusted_json(with_answers, store_detail::kMaxSidecarBytes).size();
+  });
+  std::string problem;
+  const double decode_answers_us = median_us(2000, [&] {
+    sink = sink + opencl::parse_answers(&answers_text, &problem)->kernels.size();
+  });
+  const double tree_answers_us = median_us(2000, [&] {  // the nlohmann tree of the answers alone
+    sink = sink + parse_untrusted_json(answers_text, store_detail::kMaxSidecarBytes).size();
   });
 
   const double pack_mb = static_cast<double>(fs::file_size(pack)) / 1e6;
@@ -268,6 +312,9 @@ int main(int argc, char** argv) {
   row("sha256_sidecar_p50", sha256_sidecar_us, "us");
   row("xxh3_128_sidecar_p50", xxh3_128_sidecar_us, "us");
   row("parse_sidecar_p50", parse_sidecar_us, "us");
+  row("parse_sidecar_with_answers_p50", parse_with_answers_us, "us");
+  row("decode_answers_p50", decode_answers_us, "us");
+  row("answers_tree_p50", tree_answers_us, "us");
   row("write_pack", write_s, "s");
   row("copy_before", copy_s, "s");
   row("copy_after", copy_after_s, "s");
@@ -279,6 +326,10 @@ int main(int argc, char** argv) {
     row("create_from_store", create_s, "s");
     row("cp_store", cp_s, "s");
     row("create_vs_cp", create_s / cp_s, "ratio");
+    row("disk_hit_whole_p50", disk_whole.p50, "us");
+    row("disk_hit_whole_p99", disk_whole.p99, "us");
+    row("disk_hit_fields_decoded_p50", disk_fields.p50, "us");
+    row("disk_hit_fields_decoded_p99", disk_fields.p99, "us");
   }
   fs::remove_all(work);
   return 0;

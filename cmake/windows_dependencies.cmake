@@ -1,10 +1,10 @@
 # Dependencies of the Windows build, from the same Debian packages as the Linux one. All are used
-# header-only: nlohmann-json, xxhash (XXH_INLINE_ALL compiles xxhash.h into each user), the
+# header-only: nlohmann-json, RapidJSON, xxhash (XXH_INLINE_ALL compiles xxhash.h into each user), the
 # OpenCL headers and CLI11 (libcli11-dev, for the jitcache.exe tool). Only those directories are shown to the cross compiler, never /usr/include as a
 # whole (it holds glibc's headers). The targets carry the names the Linux build uses.
 set(JITCACHE_HOST_HEADERS ${CMAKE_BINARY_DIR}/host-headers)
 file(MAKE_DIRECTORY ${JITCACHE_HOST_HEADERS})
-foreach(entry CL CLI nlohmann xxhash.h)
+foreach(entry CL CLI nlohmann rapidjson xxhash.h)
   if(NOT EXISTS /usr/include/${entry})
     message(FATAL_ERROR "/usr/include/${entry} missing: run scripts/install-deps.sh")
   endif()
@@ -13,6 +13,8 @@ endforeach()
 
 add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
 target_include_directories(nlohmann_json::nlohmann_json SYSTEM INTERFACE ${JITCACHE_HOST_HEADERS})
+add_library(rapidjson_headers INTERFACE)
+target_include_directories(rapidjson_headers SYSTEM INTERFACE ${JITCACHE_HOST_HEADERS})
 add_library(PkgConfig::XXHASH INTERFACE IMPORTED)
 target_include_directories(PkgConfig::XXHASH SYSTEM INTERFACE ${JITCACHE_HOST_HEADERS})
 target_compile_definitions(PkgConfig::XXHASH INTERFACE XXH_INLINE_ALL)

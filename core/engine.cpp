@@ -236,6 +236,16 @@ PreparedProgram Engine::prepare(ProgramInputs program) const {
   return prepared;
 }
 
+std::shared_ptr<const std::string> answers_text(const nlohmann::json& answers) {
+  return std::make_shared<const std::string>(answers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+// The answers of a sidecar parsed whole (disk, remote): null when it has none.
+static std::shared_ptr<const std::string> answers_text_of(const nlohmann::json& sidecar) {
+  auto it = sidecar.is_object() ? sidecar.find(kAnswersField) : sidecar.end();
+  return it == sidecar.end() ? nullptr : answers_text(*it);
+}
+
 Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device,
                       const LookupContext& context) {
   Lookup lookup;
@@ -248,12 +258,10 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
   lookup.key = derive_key(*program.inputs, target);
   lookup.timings.hash_us = program.prepare_us + hashing.elapsed_us();
 
-  if (find_in_memory(lookup)) return lookup;
-  if (find_in_packs(lookup)) return lookup;
-  if (wait_for_other_thread(lookup, context)) return lookup;
-  if (find_on_disk(lookup)) return lookup;
-  if (claim_across_processes(lookup, context)) return lookup;
-  if (remote_) remote_->fetch(lookup);  // a hit there is written to disk once loaded
+  const bool found = find_in_memory(lookup) || find_in_packs(lookup) || wait_for_other_thread(lookup, context) ||
+                     find_on_disk(lookup) || claim_across_processes(lookup, context);
+  if (!found && remote_) remote_->fetch(lookup);  // a hit there is written to disk once loaded
+  if (lookup.hit() && !lookup.answers) lookup.answers = answers_text_of(lookup.sidecar);
   return lookup;
 }
 
@@ -266,7 +274,7 @@ bool Engine::find_in_memory(Lookup& lookup) {
   lookup.memory = std::move(*found);
   if (!lookup.memory.object && lookup.memory.binary) lookup.binary = *lookup.memory.binary;
   lookup.sidecar = {{"compile_time_us", lookup.memory.compile_us}};
-  if (lookup.memory.answers) lookup.sidecar[kAnswersField] = *lookup.memory.answers;
+  lookup.answers = lookup.memory.answers;
   return true;
 }
 
@@ -306,7 +314,7 @@ bool Engine::wait_for_other_thread(Lookup& lookup, const LookupContext& context)
         lookup.memory.answers = outcome->answers;
         lookup.binary = *outcome->binary;
         lookup.sidecar = {{"compile_time_us", outcome->compile_us}};
-        if (outcome->answers) lookup.sidecar[kAnswersField] = *outcome->answers;
+        lookup.answers = outcome->answers;
         return true;
       case FlightOutcome::Kind::failed:
         lookup.leader_failure = outcome->reason;
@@ -333,6 +341,7 @@ bool Engine::find_in_packs(Lookup& lookup) {
       lookup.pack = found.pack.string();
       lookup.binary = std::move(found.result.binary);
       lookup.sidecar = std::move(found.result.sidecar);
+      lookup.answers = std::move(found.result.answers);
       return true;
     case LoadStatus::corrupt:
     case LoadStatus::error:
@@ -356,6 +365,7 @@ bool Engine::find_on_disk(Lookup& lookup) {
       lookup.reason.clear();
       lookup.binary = std::move(loaded.binary);
       lookup.sidecar = std::move(loaded.sidecar);
+      lookup.answers = std::move(loaded.answers);
       return true;
     case LoadStatus::corrupt:
       count(counter::corrupt);
@@ -439,16 +449,9 @@ bool Engine::adopt_build_lock(const Digest128& key, std::intptr_t handle, std::s
   return true;
 }
 
-// The answers a served entry carries (null: none).
-static std::shared_ptr<const nlohmann::json> answers_of(const nlohmann::json& sidecar) {
-  auto it = sidecar.find(kAnswersField);
-  if (it == sidecar.end()) return nullptr;
-  return std::make_shared<const nlohmann::json>(*it);
-}
-
 void Engine::remember(const Lookup& lookup, MemoryValue value) {
   if (lookup.scope == kNoMemoryScope) return;
-  if (!value.answers) value.answers = answers_of(lookup.sidecar);
+  if (!value.answers) value.answers = lookup.answers;
   memory_.insert(lookup.scope, lookup.key.key, std::move(value));
 }
 
@@ -468,7 +471,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
     outcome.kind = FlightOutcome::Kind::built;
     outcome.binary = lookup.memory.binary ? lookup.memory.binary : std::make_shared<const std::string>(lookup.binary);
     outcome.compile_us = static_cast<std::uint64_t>(std::max<std::int64_t>(0, compile_us));
-    outcome.answers = lookup.memory.answers ? lookup.memory.answers : answers_of(lookup.sidecar);
+    outcome.answers = lookup.memory.answers ? lookup.memory.answers : lookup.answers;
     lookup.claim->publish(std::move(outcome));
     // A remote hit keeps the build lock until it is on disk: this machine's other processes,
     // waiting for that lock, then find it there instead of asking the remote again.
@@ -527,10 +530,10 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   };
   if (!settings_.label.empty()) sidecar["label"] = settings_.label;
   if (result.captured_after_use) sidecar[kCapturedAfterUseField] = true;
-  std::shared_ptr<const nlohmann::json> answers;
+  std::shared_ptr<const std::string> answers;
   if (!result.answers.is_null()) {
-    sidecar[kAnswersField] = result.answers;
-    answers = std::make_shared<const nlohmann::json>(std::move(result.answers));
+    answers = answers_text(result.answers);
+    sidecar[kAnswersField] = std::move(result.answers);
   }
   auto binary = std::make_shared<const std::string>(std::move(result.binary));
   if (lookup.claim) {  // waiting threads take the binary now; other processes once it is stored

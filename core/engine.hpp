@@ -65,8 +65,11 @@ struct BuildResult {
 constexpr std::size_t kBuildLogExcerpt = 4096;
 // The build log a hit's sidecar recorded, when it is whole (not cut to the excerpt); else none.
 std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar);
-// The sidecar field holding BuildResult::answers.
+// The sidecar field holding BuildResult::answers (Lookup::answers on a hit).
 inline constexpr const char* kAnswersField = "answers";
+// BuildResult::answers as the text Lookup::answers and MemoryValue::answers carry. Invalid UTF-8 (a
+// build log) is replaced, as the disk store replaces it when it writes the sidecar.
+std::shared_ptr<const std::string> answers_text(const nlohmann::json& answers);
 // The sidecar field set when BuildResult::captured_after_use.
 inline constexpr const char* kCapturedAfterUseField = "captured_after_use";
 
@@ -100,7 +103,13 @@ struct Lookup {
   std::string binary;  // the cached binary on a hit (empty on a memory hit with an object)
   MemoryValue memory;  // on a memory hit: the adapter's object (when it has one) and binary
   nlohmann::json remote;  // what the remote tier did (null: not asked)
+  // On a hit: the entry's sidecar, or only the fields a hit reads (packs, memory tier). Its
+  // "answers" are not read from here but from `answers`.
   nlohmann::json sidecar;
+  // On a hit: what the adapter recorded about the real build (BuildResult::answers, the sidecar's
+  // "answers"), as JSON text, from whichever tier served it; null: none. Text, not a JSON tree:
+  // building the tree cost most of a hit; the adapter decodes the text (docs/design-decisions.md).
+  std::shared_ptr<const std::string> answers;
   // Set when this lookup waited for another thread whose real build of the key failed. An
   // adapter may report that failure without building; OpenCL builds anyway (see concurrency.md).
   std::string leader_failure;

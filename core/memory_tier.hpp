@@ -28,9 +28,9 @@ struct MemoryValue {
   std::shared_ptr<const std::string> binary;  // may be empty when the object is enough
   std::uint64_t bytes = 0;                    // what the entry costs against the budget
   std::uint64_t compile_us = 0;               // the real build's time, for time_saved
-  // What the adapter recorded about the real build (the sidecar's "answers"), for hits served
-  // from here; null: none. Opaque to the engine.
-  std::shared_ptr<const nlohmann::json> answers;
+  // What the adapter recorded about the real build (the sidecar's "answers", as JSON text), for
+  // hits served from here; null: none. Opaque to the engine.
+  std::shared_ptr<const std::string> answers;
 };
 
 class MemoryTier {

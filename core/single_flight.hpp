@@ -30,7 +30,7 @@ struct FlightOutcome {
   std::shared_ptr<const std::string> binary;
   std::uint64_t compile_us = 0;
   std::string reason;
-  std::shared_ptr<const nlohmann::json> answers;  // the build's recorded answers (null: none)
+  std::shared_ptr<const std::string> answers;  // the build's recorded answers, JSON text (null: none)
 };
 
 class Flight {

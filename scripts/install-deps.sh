@@ -7,7 +7,7 @@ packages=(
   lintian  # tests/install/deb_package_test.sh checks the .deb with it
   ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 pocl-opencl-icd clinfo clblast-tests
   libze-dev libze1
-  nlohmann-json3-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
+  nlohmann-json3-dev rapidjson-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl
   python3-opencv python3-numpy hashcat  # tests/apps (the real-application suite) and bench/clients.sh
   libssl-dev redis-server

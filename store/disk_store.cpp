@@ -221,6 +221,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key, bool whole_sidecar) {
   result.status = LoadStatus::hit;
   result.binary = std::move(check.binary);
   result.sidecar = std::move(check.sidecar);
+  result.answers = std::move(check.answers);
   return result;
 }
 

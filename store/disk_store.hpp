@@ -39,6 +39,9 @@ struct LoadResult {
   LoadStatus status = LoadStatus::miss;
   std::string binary;
   nlohmann::json sidecar;
+  // A hit's `answers` as JSON text, left out of `sidecar` (pack::kAnswersTextField); null when
+  // absent or when the sidecar was parsed whole (then it is in `sidecar`).
+  std::shared_ptr<const std::string> answers;
   std::string reason;  // why corrupt / error
 };
 
@@ -105,7 +108,8 @@ class DiskStore {
 
   // Verifies the sidecar (schema, size) and the binary's XXH3-64 against it. On success touches
   // the sidecar mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
-  // `whole_sidecar` false: the sidecar's `components` read as null (store/entry_check.hpp).
+  // `whole_sidecar` false (a hit): the sidecar's `components` read as null and its `answers` come
+  // as their text in LoadResult::answers (store/entry_check.hpp); the tools read it whole.
   LoadResult load(const Digest128& key, bool whole_sidecar = true);
 
   // Writes tmp files, renames the binary then the sidecar into place, updates the size

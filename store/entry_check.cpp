@@ -78,9 +78,10 @@ EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool 
     return fail(std::move(check), State::io_error, "cannot read sidecar: " + error.message());
   }
 
-  const std::optional<std::string> lighter =
-      whole_sidecar ? std::nullopt : pack::without_top_level_value(text, "components");
-  check.sidecar = parse_untrusted_json(lighter ? *lighter : text);
+  std::optional<pack::HitFieldsText> split =
+      whole_sidecar ? std::nullopt : pack::all_but_text(text, "components", pack::kAnswersTextField);
+  check.sidecar = parse_untrusted_json(split ? split->fields : text);
+  if (split) check.answers = std::move(split->as_text);
   if (check.sidecar.is_discarded()) return fail(std::move(check), State::bad, "sidecar is not valid JSON");
   if (!check.sidecar.is_object()) return fail(std::move(check), State::bad, "sidecar is not a JSON object");
   const auto size_field = check.sidecar.find(kSizeField);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -38,13 +39,15 @@ struct EntryCheck {
   std::string reason;
   std::string binary;
   nlohmann::json sidecar;
+  std::shared_ptr<const std::string> answers;  // !whole_sidecar: the "answers" text, left out of `sidecar`
   fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
 };
 
 // `whole_sidecar` false (the engine's hit path): the sidecar's `components` (the key's recorded
 // inputs, the program's text included: most of its bytes) are left out of the parse and read as
-// null (store/pack_sidecar.hpp); a hit does not use them, and every check that decides whether the
-// binary is served (key, size, XXH3-64) is made either way. Tools read sidecars whole.
+// null, and its `answers` are cut out as their text into `answers` (store/pack_sidecar.hpp); a hit
+// does not use the components, and every check that decides whether the binary is served (key,
+// size, XXH3-64) is made either way. Tools read sidecars whole.
 EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool whole_sidecar = true);
 
 }  // namespace jitcache::store_detail

@@ -4,6 +4,7 @@
 // only the tools read; they parse the sidecar whole. Built into jitcache_store for that reason.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,12 +13,30 @@
 namespace jitcache::pack {
 
 // The sidecar fields a hit needs: the integrity checks (key, binary_size, binary_xxh3_64) and what
-// a hit answers from: `answers` (core/engine.cpp answers_of, shim/opencl/recorded_answers.cpp,
-// shim/level_zero/recorded_build_log.cpp), `build_log` (core/engine.cpp recorded_build_log),
-// `compile_time_us` (the saved-time counters), `captured_after_use` (shim/opencl/entry_refresh.cpp).
-// A field a hit starts to read must be added here (PackTest.AHitParsesOnlyTheFieldsAHitReads).
+// a hit answers from: `build_log` (core/engine.cpp recorded_build_log), `compile_time_us` (the
+// saved-time counters), `captured_after_use` (shim/opencl/entry_refresh.cpp), and `answers`
+// (kAnswersTextField). A field a hit starts to read must be added here
+// (PackTest.AHitParsesOnlyTheFieldsAHitReads).
 inline const std::vector<std::string_view> kHitFields = {
-    "key", "binary_size", "binary_xxh3_64", "answers", "build_log", "compile_time_us", "captured_after_use"};
+    "key", "binary_size", "binary_xxh3_64", "build_log", "compile_time_us", "captured_after_use"};
+// The hit field passed on as its JSON text, unparsed: the adapter that recorded it decodes it
+// (shim/opencl/recorded_answers.cpp, shim/level_zero/recorded_build_log.cpp) without building a
+// JSON tree, which cost most of a hit (docs/design-decisions.md).
+inline constexpr std::string_view kAnswersTextField = "answers";
+
+// A sidecar's text split for a hit: the hit fields as a JSON object's text, and the text of the
+// field named `as_text` (null when absent).
+struct HitFieldsText {
+  std::string fields;
+  std::shared_ptr<const std::string> as_text;
+};
+// A pack hit: the fields named in `names` kept, the one named `as_text` cut out as its text; nullopt
+// when only_top_level_values would give nullopt (or `as_text` is named twice).
+std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::vector<std::string_view>& names,
+                                             std::string_view as_text);
+// The disk store's hit: every field kept but `as_null` (its value read as null) and `as_text` (cut
+// out as its text), under the same rules.
+std::optional<HitFieldsText> all_but_text(std::string_view text, std::string_view as_null, std::string_view as_text);
 
 // `text` (a JSON object) reduced to its top-level fields named in `names` (their text copied as it
 // is), or nullopt when the text is not shaped so that every value's end can be found, or names a

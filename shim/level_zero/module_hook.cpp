@@ -78,7 +78,7 @@ MemoryValue memory_value(std::string binary, std::uint64_t compile_us) {
 bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
   // The app's log must read as the SPIR-V compile's did: an entry without that record is rebuilt.
   std::string problem;
-  std::shared_ptr<const std::string> log = recorded_log(lookup.sidecar, &problem);
+  std::shared_ptr<const std::string> log = recorded_log(lookup.answers.get(), &problem);
   if (!log) {
     engine.rejected(lookup, problem);
     return false;
@@ -133,7 +133,7 @@ ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& ca
       engine.uncacheable(*lookup.program, lookup.device, problem);
     } else {
       MemoryValue value = memory_value(binary, build_us);
-      value.answers = std::make_shared<const nlohmann::json>(answers);
+      value.answers = answers_text(answers);
       engine.remember(lookup, std::move(value));
       engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us, std::move(answers)});
     }

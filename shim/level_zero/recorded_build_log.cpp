@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "hashing/bounded_json.hpp"
 #include "shim/level_zero/next_functions.hpp"
 
 namespace jitcache::level_zero {
@@ -38,19 +39,24 @@ nlohmann::json answers_json(const std::string& build_log, std::string* problem) 
   return {{"version", kAnswersVersion}, {"build_log", build_log}};
 }
 
-std::shared_ptr<const std::string> recorded_log(const nlohmann::json& sidecar, std::string* problem) {
-  auto answers = sidecar.is_object() ? sidecar.find("answers") : sidecar.end();
-  if (!sidecar.is_object() || answers == sidecar.end() || !answers->is_object()) {
+std::shared_ptr<const std::string> recorded_log(const std::string* answers_text, std::string* problem) {
+  if (!answers_text) {
     *problem = "recorded answers missing (an entry written before they were recorded)";
     return nullptr;
   }
-  auto version = answers->find("version");
-  auto log = answers->find("build_log");
-  if (version == answers->end() || !version->is_number_integer() || version->get<std::int64_t>() != kAnswersVersion) {
+  // Level Zero's record is two fields: an nlohmann tree of it costs little.
+  const nlohmann::json answers = parse_untrusted_json(*answers_text);
+  if (!answers.is_object()) {
+    *problem = "recorded answers are not an object";
+    return nullptr;
+  }
+  auto version = answers.find("version");
+  auto log = answers.find("build_log");
+  if (version == answers.end() || !version->is_number_integer() || version->get<std::int64_t>() != kAnswersVersion) {
     *problem = "recorded answers are of another version";
     return nullptr;
   }
-  if (log == answers->end() || !log->is_string() || log->get_ref<const std::string&>().size() > kMaxBuildLogBytes) {
+  if (log == answers.end() || !log->is_string() || log->get_ref<const std::string&>().size() > kMaxBuildLogBytes) {
     *problem = "recorded answers have no valid build_log";
     return nullptr;
   }

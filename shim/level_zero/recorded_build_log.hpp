@@ -17,8 +17,9 @@ inline constexpr int kAnswersVersion = 1;
 
 // The sidecar's "answers" for a real build's log; null with `problem` set when over the cap.
 nlohmann::json answers_json(const std::string& build_log, std::string* problem);
-// The recorded log of a hit's sidecar; null with `problem` set when absent or malformed.
-std::shared_ptr<const std::string> recorded_log(const nlohmann::json& sidecar, std::string* problem);
+// The recorded log of a hit's answers (Lookup::answers: JSON text, null when the entry has none);
+// null with `problem` set when absent or malformed.
+std::shared_ptr<const std::string> recorded_log(const std::string* answers_text, std::string* problem);
 
 // The app's log handle answers `log` from now on.
 void answer_log_handle(ze_module_build_log_handle_t handle, std::shared_ptr<const std::string> log);

@@ -68,7 +68,7 @@ void store(BuiltProgram& built, bool after_use) {
       value.binary = std::make_shared<const std::string>(binaries[d]);
       value.bytes = binaries[d].size();
       value.compile_us = built.build_us;
-      value.answers = std::make_shared<const nlohmann::json>(recorded.answers[d]);
+      value.answers = answers_text(recorded.answers[d]);
       built.engine->remember(lookup, std::move(value));
     }
     if (built.refresh && after_use) count(counter::entry_refreshed);

@@ -77,10 +77,12 @@ void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program prog
 
 // The compile's whole log from the recorded answers, else the sidecar's excerpt when it is whole
 // (an entry without answers); none: the deferred compile runs when the app asks for the log.
-std::optional<std::string> recorded_log(const nlohmann::json& sidecar) {
+std::optional<std::string> recorded_log(const Lookup& lookup) {
   std::string problem;
-  if (std::shared_ptr<const RecordedAnswers> answers = parse_answers(sidecar, &problem)) return answers->build_log;
-  return recorded_build_log(sidecar);
+  if (std::shared_ptr<const RecordedAnswers> answers = parse_answers(lookup.answers.get(), &problem)) {
+    return answers->build_log;
+  }
+  return recorded_build_log(lookup.sidecar);
 }
 
 // The compile's inputs, or a reason it cannot be keyed.
@@ -156,7 +158,7 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
     deferred->compiled_for = devices;  // queries on the object are answered from these records
     for (Lookup& lookup : lookups) {
       deferred->binaries.push_back(lookup.binary);  // a copy: loaded() still needs it
-      deferred->logs.push_back(recorded_log(lookup.sidecar));
+      deferred->logs.push_back(recorded_log(lookup));
     }
     release_deferred_compile(registry().set_compiled(program, digest, deferred));
     for (Lookup& lookup : lookups) {

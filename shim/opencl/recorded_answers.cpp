@@ -1,7 +1,10 @@
 #include "shim/opencl/recorded_answers.hpp"
 
 #include <cstring>
-#include <limits>
+#include <string_view>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
 
 #include "shim/opencl/next_functions.hpp"
 
@@ -15,6 +18,8 @@ constexpr std::size_t kMaxBuildLogBytes = 1u << 20;
 constexpr std::size_t kMaxKernels = 4096;
 constexpr std::size_t kMaxArgs = 1024;
 constexpr std::size_t kMaxTotalBytes = 4u << 20;
+// The text a hit decodes: the caps above hex-encoded, with room for JSON's syntax and escapes.
+constexpr std::size_t kMaxTextBytes = 16u << 20;
 
 // Counts recorded bytes against kMaxTotalBytes.
 struct Budget {
@@ -82,7 +87,41 @@ int hex_digit(char c) {
   return -1;
 }
 
-bool unhex(const std::string& text, std::string* bytes) {
+nlohmann::json answer_json(const RecordedAnswer& answer) {
+  return {{"status", answer.status}, {"bytes", hex(answer.bytes)}};
+}
+
+using JsonValue = rapidjson::Value;
+
+std::string_view text_of(const JsonValue& string) { return {string.GetString(), string.GetStringLength()}; }
+
+// RapidJSON decodes a lone low-surrogate escape ("\udc00") to bytes that are not UTF-8 (ED B0 80);
+// nlohmann, the sidecar's other reader, refuses it, and so does this decoder.
+bool encodes_a_surrogate(std::string_view text) {
+  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+    if (static_cast<unsigned char>(text[i]) == 0xED && static_cast<unsigned char>(text[i + 1]) >= 0xA0) return true;
+  }
+  return false;
+}
+
+// The members of `object` named in `names` (null: absent); false when a name appears twice (a
+// parser's rule would then decide which counts).
+template <std::size_t N>
+bool members_of(const JsonValue& object, const std::array<std::string_view, N>& names,
+                std::array<const JsonValue*, N>* found) {
+  found->fill(nullptr);
+  for (auto member = object.MemberBegin(); member != object.MemberEnd(); ++member) {
+    const std::string_view name = text_of(member->name);
+    for (std::size_t i = 0; i < N; ++i) {
+      if (name != names[i]) continue;
+      if ((*found)[i]) return false;
+      (*found)[i] = &member->value;
+    }
+  }
+  return true;
+}
+
+bool unhex(std::string_view text, std::string* bytes) {
   if (text.size() % 2 != 0) return false;
   bytes->resize(text.size() / 2);
   for (std::size_t i = 0; i < bytes->size(); ++i) {
@@ -93,35 +132,30 @@ bool unhex(const std::string& text, std::string* bytes) {
   return true;
 }
 
-nlohmann::json answer_json(const RecordedAnswer& answer) {
-  return {{"status", answer.status}, {"bytes", hex(answer.bytes)}};
-}
-
-bool parse_answer(const nlohmann::json& json, RecordedAnswer* answer, Budget& budget) {
-  if (!json.is_object()) return false;
-  auto status = json.find("status");
-  auto bytes = json.find("bytes");
-  if (status == json.end() || !status->is_number_integer() || bytes == json.end() || !bytes->is_string()) return false;
-  std::int64_t code = status->get<std::int64_t>();
-  if (code < std::numeric_limits<cl_int>::min() || code > std::numeric_limits<cl_int>::max()) return false;
-  const std::string& text = bytes->get_ref<const std::string&>();
+bool decode_answer(const JsonValue& json, RecordedAnswer* answer, Budget& budget) {
+  std::array<const JsonValue*, 2> found;
+  if (!json.IsObject() || !members_of<2>(json, {"status", "bytes"}, &found)) return false;
+  const auto [status, bytes] = found;
+  // IsInt: an integer that fits cl_int (a fraction or a larger number is not).
+  if (!status || !status->IsInt() || !bytes || !bytes->IsString()) return false;
+  const std::string_view text = text_of(*bytes);
   if (text.size() > 2 * kMaxAnswerBytes || !budget.take(text.size() / 2 + 16)) return false;
-  answer->status = static_cast<cl_int>(code);
+  answer->status = static_cast<cl_int>(status->GetInt());
   return unhex(text, &answer->bytes) && (answer->status == CL_SUCCESS || answer->bytes.empty());
 }
 
-bool parse_kernel(const nlohmann::json& json, RecordedKernel* kernel, Budget& budget) {
-  if (!json.is_object()) return false;
-  auto attributes = json.find("attributes");
-  auto args = json.find("args");
-  if (attributes == json.end() || args == json.end() || !args->is_array() || args->size() > kMaxArgs) return false;
-  if (!parse_answer(*attributes, &kernel->attributes, budget)) return false;
-  kernel->args.resize(args->size());
-  for (std::size_t a = 0; a < args->size(); ++a) {
-    const nlohmann::json& arg = (*args)[a];
-    if (!arg.is_array() || arg.size() != kArgQueries.size()) return false;
-    for (std::size_t q = 0; q < kArgQueries.size(); ++q) {
-      if (!parse_answer(arg[q], &kernel->args[a][q], budget)) return false;
+bool decode_kernel(const JsonValue& json, RecordedKernel* kernel, Budget& budget) {
+  std::array<const JsonValue*, 2> found;
+  if (!json.IsObject() || !members_of<2>(json, {"attributes", "args"}, &found)) return false;
+  const auto [attributes, args] = found;
+  if (!attributes || !args || !args->IsArray() || args->Size() > kMaxArgs) return false;
+  if (!decode_answer(*attributes, &kernel->attributes, budget)) return false;
+  kernel->args.resize(args->Size());
+  for (rapidjson::SizeType a = 0; a < args->Size(); ++a) {
+    const JsonValue& arg = (*args)[a];
+    if (!arg.IsArray() || arg.Size() != kArgQueries.size()) return false;
+    for (rapidjson::SizeType q = 0; q < kArgQueries.size(); ++q) {
+      if (!decode_answer(arg[q], &kernel->args[a][q], budget)) return false;
     }
   }
   return true;
@@ -180,37 +214,46 @@ nlohmann::json answers_json(const std::string& build_log, const std::map<std::st
   return {{"version", kAnswersVersion}, {"build_log", build_log}, {"kernels", std::move(kernels_json)}};
 }
 
-std::shared_ptr<const RecordedAnswers> parse_answers(const nlohmann::json& sidecar, std::string* problem) {
+std::shared_ptr<const RecordedAnswers> parse_answers(const std::string* text, std::string* problem) {
   auto fail = [problem](std::string why) {
     *problem = "recorded answers " + std::move(why);
     return nullptr;
   };
-  if (!sidecar.is_object()) return fail("missing");
-  auto found = sidecar.find("answers");
-  if (found == sidecar.end()) return fail("missing (an entry written before they were recorded)");
-  const nlohmann::json& json = *found;
-  if (!json.is_object()) return fail("are not an object");
-  auto version = json.find("version");
-  if (version == json.end() || !version->is_number_integer() || version->get<std::int64_t>() != kAnswersVersion) {
-    return fail("are of another version");
+  if (!text) return fail("missing (an entry written before they were recorded)");
+  if (text->size() > kMaxTextBytes) return fail("exceed the size caps");
+  // Iterative: no recursion however deep a hostile text nests; invalid UTF-8 is refused as the
+  // sidecar's other parser (nlohmann) refuses it.
+  rapidjson::Document json;
+  json.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(text->data(), text->size());
+  if (json.HasParseError()) {
+    return fail(std::string("are not valid JSON (") + rapidjson::GetParseError_En(json.GetParseError()) + ")");
   }
-  auto log = json.find("build_log");
-  auto kernels = json.find("kernels");
-  auto hashed_kernels = json.find("hashed_kernels");
-  if ((kernels == json.end()) == (hashed_kernels == json.end())) return fail("have no valid kernels");
-  const bool hashed = kernels == json.end();
+  if (!json.IsObject()) return fail("are not an object");
+  std::array<const JsonValue*, 4> found;
+  if (!members_of<4>(json, {"version", "build_log", "kernels", "hashed_kernels"}, &found)) {
+    return fail("name a field twice");
+  }
+  auto [version, log, kernels, hashed_kernels] = found;
+  if (!version || !version->IsInt() || version->GetInt() != kAnswersVersion) return fail("are of another version");
+  if (!kernels == !hashed_kernels) return fail("have no valid kernels");
+  const bool hashed = !kernels;
   if (hashed) kernels = hashed_kernels;
-  if (log == json.end() || !log->is_string() || log->get_ref<const std::string&>().size() > kMaxBuildLogBytes) {
+  if (!log || !log->IsString() || log->GetStringLength() > kMaxBuildLogBytes || encodes_a_surrogate(text_of(*log))) {
     return fail("have no valid build_log");
   }
-  if (kernels == json.end() || !kernels->is_object() || kernels->size() > kMaxKernels) return fail("have no valid kernels");
+  if (!kernels->IsObject() || kernels->MemberCount() > kMaxKernels) return fail("have no valid kernels");
   auto answers = std::make_shared<RecordedAnswers>();
-  answers->build_log = log->get<std::string>();
+  answers->build_log = text_of(*log);
   answers->kernel_names_hashed = hashed;
   Budget budget;
-  for (const auto& [name, kernel] : kernels->items()) {
+  for (auto kernel = kernels->MemberBegin(); kernel != kernels->MemberEnd(); ++kernel) {
+    const std::string name(text_of(kernel->name));
     if (name.size() > kMaxAnswerBytes || !budget.take(name.size())) return fail("exceed the size caps");
-    if (!parse_kernel(kernel, &answers->kernels[name], budget)) return fail("for kernel " + name.substr(0, 64) + " are malformed");
+    if (encodes_a_surrogate(name)) return fail("name a kernel that is not UTF-8");
+    if (!answers->kernels.emplace(name, RecordedKernel{}).second) return fail("name kernel " + name.substr(0, 64) + " twice");
+    if (!decode_kernel(kernel->value, &answers->kernels[name], budget)) {
+      return fail("for kernel " + name.substr(0, 64) + " are malformed");
+    }
   }
   return answers;
 }

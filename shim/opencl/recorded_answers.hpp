@@ -51,8 +51,9 @@ std::map<std::string, RecordedKernel> read_kernel_answers(cl_program program, co
 // The sidecar's "answers" for one device; null with `problem` set when over the caps.
 nlohmann::json answers_json(const std::string& build_log, const std::map<std::string, RecordedKernel>& kernels,
                             std::string* problem);
-// The checked record from a hit's sidecar; null with `problem` set when absent or malformed.
-std::shared_ptr<const RecordedAnswers> parse_answers(const nlohmann::json& sidecar, std::string* problem);
+// The checked record from a hit's answers (Lookup::answers: JSON text, null when the entry has
+// none), decoded without an nlohmann tree; null with `problem` set when absent or malformed.
+std::shared_ptr<const RecordedAnswers> parse_answers(const std::string* text, std::string* problem);
 
 // Copies a recorded answer out as the driver would (CL_INVALID_VALUE for a buffer too small).
 cl_int give_answer(const RecordedAnswer& answer, size_t size, void* value, size_t* size_ret);

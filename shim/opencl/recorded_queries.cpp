@@ -81,7 +81,7 @@ AnswersByDevice answers_of_hits(const std::vector<Lookup>& lookups, const std::v
                                 std::string* problem) {
   AnswersByDevice answers;
   for (size_t d = 0; d < lookups.size() && d < devices.size(); ++d) {
-    std::shared_ptr<const RecordedAnswers> parsed = parse_answers(lookups[d].sidecar, problem);
+    std::shared_ptr<const RecordedAnswers> parsed = parse_answers(lookups[d].answers.get(), problem);
     if (!parsed) return {};
     answers[devices[d]] = std::move(parsed);
   }

@@ -2,7 +2,10 @@
 // hostile one (wrong types, sizes, hex, versions) is refused with a reason, never half-used.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <functional>
+#include <sstream>
+#include <tuple>
 
 #include "hashing/digest.hpp"
 #include "shim/level_zero/recorded_build_log.hpp"
@@ -34,9 +37,22 @@ nlohmann::json sample_sidecar() {
   return {{"answers", answers}};
 }
 
+// What a hit passes the adapter: the sidecar's "answers" as JSON text (null: none).
+std::shared_ptr<const opencl::RecordedAnswers> parse(const nlohmann::json& sidecar, std::string* problem) {
+  if (!sidecar.contains("answers")) return opencl::parse_answers(nullptr, problem);
+  const std::string text = sidecar["answers"].dump();
+  return opencl::parse_answers(&text, problem);
+}
+
+std::shared_ptr<const std::string> level_zero_log(const nlohmann::json& sidecar, std::string* problem) {
+  if (!sidecar.contains("answers")) return level_zero::recorded_log(nullptr, problem);
+  const std::string text = sidecar["answers"].dump();
+  return level_zero::recorded_log(&text, problem);
+}
+
 TEST(RecordedAnswers, OpenClRecordRoundTrips) {
   std::string problem;
-  auto parsed = opencl::parse_answers(sample_sidecar(), &problem);
+  auto parsed = parse(sample_sidecar(), &problem);
   ASSERT_NE(parsed, nullptr) << problem;
   EXPECT_EQ(parsed->build_log, "warning: x\n");
   ASSERT_EQ(parsed->kernels.count("scale"), 1u);
@@ -58,13 +74,13 @@ TEST(RecordedAnswers, ObfuscatedRecordIsFiledUnderHashedKernelNames) {
   nlohmann::json hashed = {{obfuscated_name("scale"), sidecar["answers"]["kernels"]["scale"]}};
   sidecar["answers"]["hashed_kernels"] = hashed;
   std::string problem;
-  EXPECT_EQ(opencl::parse_answers(sidecar, &problem), nullptr) << "both forms at once";
+  EXPECT_EQ(parse(sidecar, &problem), nullptr) << "both forms at once";
   sidecar["answers"].erase("kernels");
-  auto parsed = opencl::parse_answers(sidecar, &problem);
+  auto parsed = parse(sidecar, &problem);
   ASSERT_NE(parsed, nullptr) << problem;
   EXPECT_TRUE(parsed->kernel_names_hashed);
   EXPECT_EQ(parsed->kernels.count(obfuscated_name("scale")), 1u);
-  EXPECT_FALSE(opencl::parse_answers(sample_sidecar(), &problem)->kernel_names_hashed);
+  EXPECT_FALSE(parse(sample_sidecar(), &problem)->kernel_names_hashed);
 }
 
 TEST(RecordedAnswers, GivesAnswersAsADriverWould) {
@@ -119,8 +135,83 @@ TEST(RecordedAnswers, HostileOpenClRecordsAreRefusedWithAReason) {
     nlohmann::json sidecar = sample_sidecar();
     edit(sidecar);
     std::string problem;
-    EXPECT_EQ(opencl::parse_answers(sidecar, &problem), nullptr);
+    EXPECT_EQ(parse(sidecar, &problem), nullptr);
     EXPECT_NE(problem.find("recorded answers"), std::string::npos) << problem;
+  }
+}
+
+// The decoder reads the text itself (RapidJSON, no nlohmann tree): text no tree could hold is
+// refused too, each with its reason, and a deep nesting does not recurse.
+TEST(RecordedAnswers, HostileAnswersTextIsRefusedWithAReason) {
+  const std::string kernel = R"({"attributes":{"status":0,"bytes":"00"},"args":[]})";
+  auto record = [](const std::string& kernels) {
+    return R"({"version":1,"build_log":"","kernels":{)" + kernels + "}}";
+  };
+  const std::vector<std::tuple<const char*, std::string, const char*>> cases = {
+      {"empty", "", "are not valid JSON"},
+      {"cut short", R"({"version":1,)", "are not valid JSON"},
+      {"trailing text", record("") + " x", "are not valid JSON"},
+      {"invalid UTF-8", "{\"version\":1,\"build_log\":\"\xff\",\"kernels\":{}}", "are not valid JSON"},
+      {"a number too large", record(R"("k":{"attributes":{"status":1e999,"bytes":""},"args":[]})"),
+       "are not valid JSON"},
+      {"nested a million deep", std::string(1000000, '[') + std::string(1000000, ']'), "are not an object"},
+      {"a lone surrogate in the log", R"({"version":1,"build_log":"\udc00","kernels":{}})", "have no valid build_log"},
+      {"a lone surrogate in a name", record(R"("\udc00":)" + kernel), "name a kernel that is not UTF-8"},
+      {"version twice", R"({"version":1,"version":1,"build_log":"","kernels":{}})", "name a field twice"},
+      {"version a fraction", R"({"version":1.0,"build_log":"","kernels":{}})", "are of another version"},
+      {"a kernel twice", record(R"("k":)" + kernel + R"(,"k":)" + kernel), "name kernel k twice"},
+      {"status twice", record(R"("k":{"attributes":{"status":0,"status":0,"bytes":""},"args":[]})"),
+       "for kernel k are malformed"},
+      {"status a fraction", record(R"("k":{"attributes":{"status":0.5,"bytes":""},"args":[]})"),
+       "for kernel k are malformed"},
+      {"text over 16 MiB", R"({"version":1,"build_log":")" + std::string(16u << 20, 'w') + R"(","kernels":{}})",
+       "exceed the size caps"},
+  };
+  for (const auto& [name, text, reason] : cases) {
+    SCOPED_TRACE(name);
+    std::string problem;
+    EXPECT_EQ(opencl::parse_answers(&text, &problem), nullptr);
+    EXPECT_NE(problem.find(std::string("recorded answers ") + reason), std::string::npos) << problem;
+  }
+  std::string problem;
+  const std::string minimal = record(R"("k":)" + kernel);
+  EXPECT_NE(opencl::parse_answers(&minimal, &problem), nullptr) << problem;
+}
+
+// The real PoCL sidecar of bench/data (three kernels of three arguments): the decoder reads its
+// answers as an nlohmann tree of them reads, compact (as in a pack) or indented (a disk sidecar).
+TEST(RecordedAnswers, TheRealPoclSidecarDecodesAsItsNlohmannTreeReads) {
+  std::ifstream file(std::string(JITCACHE_SOURCE_DIR) + "/bench/data/pocl_example_sidecar.json");
+  std::stringstream text;
+  text << file.rdbuf();
+  const nlohmann::json answers = nlohmann::json::parse(text.str()).at("answers");
+  auto unhex = [](const std::string& hex) {
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    return bytes;
+  };
+  auto expect_answer = [&](const RecordedAnswer& got, const nlohmann::json& want) {
+    EXPECT_EQ(got.status, want.at("status").get<cl_int>());
+    EXPECT_EQ(got.bytes, unhex(want.at("bytes").get<std::string>()));
+  };
+  ASSERT_EQ(answers.at("kernels").size(), 3u);
+  for (const std::string& form : {answers.dump(), answers.dump(2)}) {
+    std::string problem;
+    auto decoded = opencl::parse_answers(&form, &problem);
+    ASSERT_NE(decoded, nullptr) << problem;
+    EXPECT_EQ(decoded->build_log, answers.at("build_log").get<std::string>());
+    EXPECT_FALSE(decoded->kernel_names_hashed);
+    ASSERT_EQ(decoded->kernels.size(), answers.at("kernels").size());
+    for (const auto& [name, kernel] : answers.at("kernels").items()) {
+      SCOPED_TRACE(name);
+      ASSERT_EQ(decoded->kernels.count(name), 1u);
+      const RecordedKernel& got = decoded->kernels.at(name);
+      expect_answer(got.attributes, kernel.at("attributes"));
+      ASSERT_EQ(got.args.size(), kernel.at("args").size());
+      for (std::size_t a = 0; a < got.args.size(); ++a) {
+        for (std::size_t q = 0; q < opencl::kArgQueries.size(); ++q) expect_answer(got.args[a][q], kernel.at("args")[a][q]);
+      }
+    }
   }
 }
 
@@ -133,14 +224,14 @@ TEST(RecordedAnswers, OversizedOpenClRecordsAreNotWritten) {
 TEST(RecordedAnswers, LevelZeroLogRoundTripsAndHostileRecordsAreRefused) {
   std::string problem;
   nlohmann::json sidecar = {{"answers", level_zero::answers_json("compiled 12 bytes", &problem)}};
-  auto log = level_zero::recorded_log(sidecar, &problem);
+  auto log = level_zero_log(sidecar, &problem);
   ASSERT_NE(log, nullptr) << problem;
   EXPECT_EQ(*log, "compiled 12 bytes");
   for (nlohmann::json bad : {nlohmann::json::object(), nlohmann::json{{"answers", 1}},
                              nlohmann::json{{"answers", {{"version", 9}, {"build_log", ""}}}},
                              nlohmann::json{{"answers", {{"version", 1}, {"build_log", 7}}}},
                              nlohmann::json{{"answers", {{"version", 1}, {"build_log", std::string((1u << 20) + 1, 'w')}}}}}) {
-    EXPECT_EQ(level_zero::recorded_log(bad, &problem), nullptr) << bad.dump().substr(0, 80);
+    EXPECT_EQ(level_zero_log(bad, &problem), nullptr) << bad.dump().substr(0, 80);
   }
   EXPECT_TRUE(level_zero::answers_json(std::string((1u << 20) + 1, 'w'), &problem).is_null());
 }

@@ -223,14 +223,16 @@ TEST_F(DiskStoreTest, SaveThenLoadRoundTripsInTheDocumentedLayout) {
 }
 
 // The engine's hit path (whole_sidecar = false) leaves the key's components (the program's text
-// among them, most of a sidecar's bytes) out of the parse; the checks and the fields a hit answers
-// from are the same, and the tools' default read has them whole.
+// among them, most of a sidecar's bytes) out of the parse and hands on the answers as their text,
+// as a pack hit does; the checks and the fields a hit answers from are the same, and the tools'
+// default read has them whole.
 TEST_F(DiskStoreTest, AHitCanLeaveTheComponentsUnparsedAndTheToolsGetThemWhole) {
   auto store = open_store();
   const Digest128 key = key_of(5);
   const std::string binary = binary_of(5, 1000);
   nlohmann::json sidecar = sidecar_of(5);
   sidecar["components"] = {{"input", {{"value", {{"text", std::string(4096, 'x')}}}}}};
+  sidecar["answers"] = {{"version", 1}, {"build_log", "ok"}, {"kernels", nlohmann::json::object()}};
   sidecar["compile_time_us"] = 1234;
   ASSERT_EQ(store->save(key, binary, sidecar).status, SaveStatus::stored);
 
@@ -240,10 +242,15 @@ TEST_F(DiskStoreTest, AHitCanLeaveTheComponentsUnparsedAndTheToolsGetThemWhole) 
   EXPECT_TRUE(hit.sidecar["components"].is_null());
   EXPECT_EQ(hit.sidecar["compile_time_us"], 1234);
   EXPECT_EQ(hit.sidecar["binary_xxh3_64"], hex64(xxh3_64(binary)));
+  EXPECT_FALSE(hit.sidecar.contains("answers"));
+  ASSERT_TRUE(hit.answers);
+  EXPECT_EQ(nlohmann::json::parse(*hit.answers), sidecar["answers"]);
 
   const LoadResult whole = store->load(key);
   ASSERT_EQ(whole.status, LoadStatus::hit) << whole.reason;
   EXPECT_EQ(whole.sidecar["components"]["input"]["value"]["text"], std::string(4096, 'x'));
+  EXPECT_EQ(whole.sidecar["answers"], sidecar["answers"]);
+  EXPECT_FALSE(whole.answers);
 
   // Left out of the parse or not, a binary that is not the one the sidecar describes is not served.
   std::string flipped = binary;

@@ -641,12 +641,31 @@ TEST(PackSidecar, OnlyTheNamedTopLevelValuesAreKeptAndAnythingOddIsParsedWhole) 
   EXPECT_EQ(only_top_level_values(R"({ "components" : 5 , "key" : "k" })", {"key"}), R"({"key" : "k"})");
   EXPECT_EQ(only_top_level_values(R"({"key":"components"})", {"components"}), "{}");  // a value, not a key
   EXPECT_EQ(only_top_level_values("{ }", {"key"}), "{}");
+  // Escapes: a quote after an even run of backslashes ends the string, after an odd run it does not.
+  EXPECT_EQ(only_top_level_values(R"({"c":"x\\","key":"k"})", {"key"}), R"({"key":"k"})");
+  EXPECT_EQ(only_top_level_values(R"({"c":"x\\\"y\\\\","key":"k"})", {"key"}), R"({"key":"k"})");
+  EXPECT_EQ(only_top_level_values(R"({"c":"\"key\":1","key":"k"})", {"key"}), R"({"key":"k"})");
+  EXPECT_FALSE(only_top_level_values(R"({"key":"k\"})", {"key"}));  // never closed
   EXPECT_FALSE(only_top_level_values(R"({"key":"a","key":"b"})", {"key"}));  // twice: parsed whole
   EXPECT_FALSE(only_top_level_values(R"({"components":{"open":[)", {"key"}));
   EXPECT_FALSE(only_top_level_values(R"({"components":"unterminated)", {"key"}));
   EXPECT_FALSE(only_top_level_values(R"({"key":"k"} trailing)", {"key"}));
   EXPECT_FALSE(only_top_level_values(R"([{"key":1}])", {"key"}));
   EXPECT_FALSE(only_top_level_values("", {"key"}));
+}
+
+// The answers' text is passed on as written (whitespace inside kept), left out of the fields.
+TEST(PackSidecar, TheAnswersAreSplitOffAsTheirText) {
+  const std::string text = R"({"answers" : { "k" : [1, "}"] } , "key":"k","components":{}})";
+  std::optional<pack::HitFieldsText> split = pack::hit_fields_text(text, {"key"}, "answers");
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->fields, R"({"key":"k"})");
+  ASSERT_TRUE(split->as_text);
+  EXPECT_EQ(*split->as_text, R"({ "k" : [1, "}"] })");
+  split = pack::hit_fields_text(R"({"key":"k"})", {"key"}, "answers");
+  ASSERT_TRUE(split);
+  EXPECT_FALSE(split->as_text);  // none: an entry written before answers were recorded
+  EXPECT_FALSE(pack::hit_fields_text(R"({"answers":1,"answers":2})", {"key"}, "answers"));  // twice
 }
 
 // A hit parses only the fields a hit reads (pack::kHitFields); the tools get the sidecar whole.
@@ -666,10 +685,14 @@ TEST_F(PackTest, AHitParsesOnlyTheFieldsAHitReadsAndTheToolsGetThemAll) {
   ASSERT_EQ(hit.status, LoadStatus::hit) << hit.reason;
   nlohmann::json expected = nlohmann::json::object();
   for (std::string_view name : pack::kHitFields) expected[std::string(name)] = entries[0].sidecar[std::string(name)];
-  EXPECT_EQ(hit.sidecar, expected);  // no components, device, kernel_names
+  EXPECT_EQ(hit.sidecar, expected);  // no components, device, kernel_names, answers
   EXPECT_EQ(hit.binary, entries[0].binary);
+  // The answers come as their text, for the adapter to decode.
+  ASSERT_TRUE(hit.answers);
+  EXPECT_EQ(*hit.answers, entries[0].sidecar["answers"].dump());
   LoadResult whole = reader->load(entries[0].key, /*whole_sidecar=*/true);
   EXPECT_EQ(whole.sidecar, entries[0].sidecar);
+  EXPECT_FALSE(whole.answers);
   EXPECT_EQ(reader->load_record(reader->record(0)).sidecar["components"].is_object(), true);
 }
 
