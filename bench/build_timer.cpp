@@ -14,12 +14,13 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -35,22 +36,9 @@ struct Arguments {
   bool distinct = false;
 };
 
-[[noreturn]] void fail(const std::string& what, cl_int status) {
-  std::fprintf(stderr, "build_timer: %s failed (%d)\n", what.c_str(), status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("reading " + path, -1);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cl_app::check;
+using cl_app::fail;
+using cl_app::read_file;
 
 Arguments parse(int argc, char** argv) {
   Arguments args;
@@ -117,6 +105,7 @@ void dump_binary(cl_program program, const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_app::program_name = "build_timer";
   Arguments args = parse(argc, argv);
   cl_device_id device = pick_device(args.device);
   cl_int status = CL_SUCCESS;

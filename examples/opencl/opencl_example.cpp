@@ -8,13 +8,14 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -31,41 +32,10 @@ struct Arguments {
   std::string pause_fifo;
 };
 
-[[noreturn]] void fail(const std::string& what, cl_int status) {
-  std::fprintf(stderr, "opencl_example: %s failed (%d)\n", what.c_str(), status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("reading " + path, -1);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct Environment {
-  cl_context context = nullptr;
-  cl_device_id device = nullptr;
-  cl_command_queue queue = nullptr;
-};
-
-Environment open_first_device() {
-  Environment env;
-  cl_platform_id platform = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &env.device, nullptr), "clGetDeviceIDs");
-  cl_int status = CL_SUCCESS;
-  env.context = clCreateContext(nullptr, 1, &env.device, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
-  env.queue = clCreateCommandQueue(env.context, env.device, 0, &status);
-  check(status, "clCreateCommandQueue");
-  return env;
-}
+using cl_app::check;
+using cl_app::fail;
+using cl_app::read_file;
+using Environment = cl_app::FirstDevice;
 
 void CL_CALLBACK build_finished(cl_program, void* user_data) { ++*static_cast<int*>(user_data); }
 
@@ -240,8 +210,9 @@ Arguments parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_app::program_name = "opencl_example";
   Arguments args = parse(argc, argv);
-  Environment env = open_first_device();
+  Environment env = cl_app::first_device_or_exit();
 
   cl_program vector_math = program_from_file(env, args.kernel_dir + "/vector_math.cl");
   build(vector_math, env, "-I " + args.kernel_dir, args.async, "vector_math");

@@ -7,12 +7,12 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <atomic>
 #include <barrier>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,22 +21,9 @@ namespace {
 
 constexpr size_t kCount = 4096;
 
-[[noreturn]] void fail(const std::string& what, cl_int status) {
-  std::fprintf(stderr, "opencl_threads: %s failed (%d)\n", what.c_str(), status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("reading " + path, -1);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using cl_app::check;
+using cl_app::fail;
+using cl_app::read_file;
 
 struct Shared {
   cl_context context = nullptr;
@@ -99,6 +86,7 @@ bool build_and_run(const Shared& shared, int seed) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_app::program_name = "opencl_threads";
   int threads = 8;
   std::string kernel_dir = JITCACHE_EXAMPLE_KERNEL_DIR;
   Shared shared;
@@ -114,12 +102,9 @@ int main(int argc, char** argv) {
   }
   if (threads < 1) threads = 1;
   shared.source = read_file(kernel_dir + "/integer_ops.cl");
-  cl_platform_id platform = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &shared.device, nullptr), "clGetDeviceIDs");
-  cl_int status = CL_SUCCESS;
-  shared.context = clCreateContext(nullptr, 1, &shared.device, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
+  const cl_app::FirstDevice cl = cl_app::first_device_or_exit(/*with_queue=*/false);
+  shared.device = cl.device;
+  shared.context = cl.context;
 
   // Every thread reaches clBuildProgram together.
   std::barrier start(threads);

@@ -8,6 +8,8 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,32 +17,23 @@
 
 namespace {
 
-[[noreturn]] void fail(const char* what, cl_int status) {
-  std::fprintf(stderr, "opencl_long_kernel_name: %s failed (%d)\n", what, status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
+using cl_app::check;
+using cl_app::fail;
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_app::program_name = "opencl_long_kernel_name";
   const size_t length = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 260;
   std::string long_name = "long_";
   while (long_name.size() < length) long_name += static_cast<char>('a' + long_name.size() % 26);
   const std::string source = "__kernel void " + long_name + "(__global int* d) { d[get_global_id(0)] += 5; }\n"
                              "__kernel void add_seven(__global int* d) { d[get_global_id(0)] += 7; }\n";
-  cl_platform_id platform;
-  cl_device_id device;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  const cl_app::FirstDevice cl = cl_app::first_device_or_exit();
+  cl_device_id device = cl.device;
+  cl_context context = cl.context;
+  cl_command_queue queue = cl.queue;
   cl_int status = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
-  cl_command_queue queue = clCreateCommandQueue(context, device, 0, &status);
-  check(status, "clCreateCommandQueue");
   const char* text = source.c_str();
   cl_program program = clCreateProgramWithSource(context, 1, &text, nullptr, &status);
   check(status, "clCreateProgramWithSource");

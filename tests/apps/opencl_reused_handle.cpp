@@ -9,6 +9,8 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -20,14 +22,8 @@ constexpr size_t kCount = 64;
 const char* kScale = "__kernel void scale(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * 3 + 1; }\n";
 const char* kSquare = "__kernel void square(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * d[i]; }\n";
 
-[[noreturn]] void fail(const char* what, cl_int status) {
-  std::fprintf(stderr, "opencl_reused_handle: %s failed (%d)\n", what, status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
+using cl_app::check;
+using cl_app::fail;
 
 std::vector<unsigned char> binary_of(cl_context context, cl_device_id device, const char* source) {
   cl_int status = CL_SUCCESS;
@@ -67,16 +63,13 @@ long long run_square(cl_context context, cl_command_queue queue, cl_program prog
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_app::program_name = "opencl_reused_handle";
   const int rounds = argc > 1 ? std::atoi(argv[1]) : 8;
-  cl_platform_id platform = nullptr;
-  cl_device_id device = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  const cl_app::FirstDevice cl = cl_app::first_device_or_exit();
+  cl_device_id device = cl.device;
+  cl_context context = cl.context;
+  cl_command_queue queue = cl.queue;
   cl_int status = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
-  cl_command_queue queue = clCreateCommandQueue(context, device, 0, &status);
-  check(status, "clCreateCommandQueue");
   const std::vector<unsigned char> square = binary_of(context, device, kSquare);
 
   int reused = 0;

@@ -6,6 +6,8 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <cstdio>
 #include <cstdint>
 #include <cstdlib>
@@ -19,14 +21,8 @@ constexpr size_t kCount = 1024;
 const char* kSource =
     "__kernel void triple_xor(__global int* d, int mask) { size_t i = get_global_id(0); d[i] = (d[i] * 3) ^ mask; }\n";
 
-[[noreturn]] void fail(const char* what, cl_int status) {
-  std::fprintf(stderr, "opencl_shared_binary: %s failed (%d)\n", what, status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
+using cl_app::check;
+using cl_app::fail;
 
 cl_program build(cl_context context, cl_device_id device) {
   cl_int status = CL_SUCCESS;
@@ -54,15 +50,12 @@ std::string scratch_folder(cl_program program) {
 }  // namespace
 
 int main() {
-  cl_platform_id platform;
-  cl_device_id device;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  cl_app::program_name = "opencl_shared_binary";
+  const cl_app::FirstDevice cl = cl_app::first_device_or_exit();
+  cl_device_id device = cl.device;
+  cl_context context = cl.context;
+  cl_command_queue queue = cl.queue;
   cl_int status = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
-  cl_command_queue queue = clCreateCommandQueue(context, device, 0, &status);
-  check(status, "clCreateCommandQueue");
 
   cl_program first = build(context, device);
   cl_program second = build(context, device);

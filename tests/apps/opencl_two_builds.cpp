@@ -5,6 +5,8 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "cl_app.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,27 +20,15 @@ constexpr size_t kCount = 256;
 const char* kFirst = "__kernel void scale(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * 3 + 1; }\n";
 const char* kSecond = "__kernel void square(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * d[i]; }\n";
 
-[[noreturn]] void fail(const char* what, cl_int status) {
-  std::fprintf(stderr, "opencl_two_builds: %s failed (%d)\n", what, status);
-  std::exit(1);
-}
-
-void check(cl_int status, const char* what) {
-  if (status != CL_SUCCESS) fail(what, status);
-}
-
-struct Device {
-  cl_device_id id = nullptr;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-};
+using cl_app::check;
+using cl_app::fail;
 
 // Builds `source`, runs its one kernel over 0..kCount-1 and returns the sum of the results.
-long long build_and_run(const Device& device, const char* source, const char* kernel_name) {
+long long build_and_run(const cl_app::FirstDevice& device, const char* source, const char* kernel_name) {
   cl_int status = CL_SUCCESS;
   cl_program program = clCreateProgramWithSource(device.context, 1, &source, nullptr, &status);
   check(status, "clCreateProgramWithSource");
-  check(clBuildProgram(program, 1, &device.id, "", nullptr, nullptr), "clBuildProgram");
+  check(clBuildProgram(program, 1, &device.device, "", nullptr, nullptr), "clBuildProgram");
   cl_kernel kernel = clCreateKernel(program, kernel_name, &status);
   check(status, "clCreateKernel");
   std::vector<int> data(kCount);
@@ -64,19 +54,12 @@ long long build_and_run(const Device& device, const char* source, const char* ke
 }  // namespace
 
 int main(int argc, char** argv) {
+  cl_app::program_name = "opencl_two_builds";
   std::string remove_between;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--remove-between" && i + 1 < argc) remove_between = argv[++i];
   }
-  Device device;
-  cl_platform_id platform = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device.id, nullptr), "clGetDeviceIDs");
-  cl_int status = CL_SUCCESS;
-  device.context = clCreateContext(nullptr, 1, &device.id, nullptr, nullptr, &status);
-  check(status, "clCreateContext");
-  device.queue = clCreateCommandQueue(device.context, device.id, 0, &status);
-  check(status, "clCreateCommandQueue");
+  const cl_app::FirstDevice device = cl_app::first_device_or_exit();
 
   std::printf("scale sum=%lld\n", build_and_run(device, kFirst, "scale"));
   if (!remove_between.empty()) {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cl_first_device.hpp"
+#include "cl_app.hpp"
 
 namespace {
 
@@ -79,9 +79,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: binary_reader_app build|link|build-twice|build-unused-first\n");
     return 2;
   }
-  FirstDevice cl;
+  cl_app::FirstDevice cl;
   const char* failed_call = "";
-  cl_int status = open_first_device(&cl, &failed_call);
+  cl_int status = cl_app::open_first_device(&cl, &failed_call);
   if (status != CL_SUCCESS) return fail(failed_call, status);
   auto [platform, device, context, queue] = cl;
 

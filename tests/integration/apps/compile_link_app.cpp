@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cl_first_device.hpp"
+#include "cl_app.hpp"
 
 namespace {
 
@@ -92,9 +92,9 @@ int main(int argc, char** argv) {
   std::string header = header_text.str();
   const int expected_scale = std::atoi(argv[2]);
 
-  FirstDevice cl;
+  cl_app::FirstDevice cl;
   const char* failed_call = "";
-  cl_int status = open_first_device(&cl, &failed_call);
+  cl_int status = cl_app::open_first_device(&cl, &failed_call);
   if (status != CL_SUCCESS) return fail(failed_call, status);
   auto [platform, device, context, queue] = cl;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cl_first_device.hpp"
+#include "cl_app.hpp"
 
 namespace {
 
@@ -30,9 +30,9 @@ int main(int argc, char** argv) {
   std::vector<char> il((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (il.empty()) return fail("reading the module", 0);
 
-  FirstDevice cl;
+  cl_app::FirstDevice cl;
   const char* failed_call = "";
-  cl_int status = open_first_device(&cl, &failed_call, /*with_queue=*/false);
+  cl_int status = cl_app::open_first_device(&cl, &failed_call, /*with_queue=*/false);
   if (status != CL_SUCCESS) return fail(failed_call, status);
   auto [platform, device, context, queue] = cl;
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "cl_first_device.hpp"
+#include "cl_app.hpp"
 
 namespace {
 
@@ -26,9 +26,9 @@ int fail(const char* what, cl_int status) {
 }  // namespace
 
 extern "C" __attribute__((visibility("default"))) int run_plugin() {
-  FirstDevice cl;
+  cl_app::FirstDevice cl;
   const char* failed_call = "";
-  cl_int status = open_first_device(&cl, &failed_call);
+  cl_int status = cl_app::open_first_device(&cl, &failed_call);
   if (status != CL_SUCCESS) return fail(failed_call, status);
   auto [platform, device, context, queue] = cl;
   cl_program program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &status);
