@@ -5,12 +5,6 @@
 #include <new>
 
 #include <xxhash.h>
-#ifdef JITCACHE_XXH3_DISPATCH
-// Renames XXH3_64bits, XXH3_128bits and XXH3_128bits_update to the library's run-time dispatched
-// versions (AVX2 / AVX-512 where the CPU has them): the same digests, 2.5 x faster on 64 KiB
-// (hashing/CMakeLists.txt).
-#include <xxh_x86dispatch.h>
-#endif
 
 namespace jitcache {
 namespace {
@@ -74,14 +68,6 @@ Digest128 xxh3_128(std::string_view bytes) {
 }
 
 std::uint64_t xxh3_64(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
-
-bool xxh3_dispatched() {
-#ifdef JITCACHE_XXH3_DISPATCH
-  return true;
-#else
-  return false;
-#endif
-}
 
 std::string hex64(std::uint64_t value) {
   std::string out;

@@ -20,9 +20,6 @@ struct Digest128 {
 
 Digest128 xxh3_128(std::string_view bytes);
 std::uint64_t xxh3_64(std::string_view bytes);
-// True when xxh3_* run the library's CPU-dispatched code (AVX2 / AVX-512; Linux x86-64 with a
-// libxxhash that exports it): the same digests, faster on long inputs.
-bool xxh3_dispatched();
 std::string hex64(std::uint64_t value);  // 16 lowercase hex digits
 // A name replaced by its hash ("h" + hex64 of XXH3-64), as `jitcache pack --obfuscate` writes it:
 // whoever knows the name (the shim, given a kernel) can still find what is filed under it.
