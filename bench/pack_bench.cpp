@@ -1,9 +1,10 @@
 // Packs (docs/pack-format.md), two numbers for docs/benchmarks.md (every entry carries a real
 // PoCL sidecar, bench/data/pocl_example_sidecar.json):
 //  1. lookup latency in a pack of N entries (default 10 000): every key once in random order plus
-//     as many absent keys, each timed alone; p50/p99/max of hits and misses (a hit includes what
-//     the OpenCL adapter then decodes: the recorded answers); and what each step of a hit
-//     (checksums, sidecar parse, answers decode) costs alone, in the same run.
+//     as many absent keys, each timed alone; p50/p99/p99.9/max of hits and misses (a hit includes
+//     what the OpenCL adapter then decodes: the recorded answers), the share of hits during which
+//     the thread was switched out, the undisturbed hits' p50/p99 and page faults per hit; and what
+//     each step of a hit (checksums, sidecar parse, answers decode) costs alone, in the same run.
 //  2. building that pack vs copying the same bytes: (a) write_pack from entries in memory vs
 //     writing the same sidecar and binary bytes into one file with the same fsync; (b) the whole
 //     `pack create` path (list + checked load from a real store + write_pack) vs `cp -r` of that
