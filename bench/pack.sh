@@ -39,6 +39,20 @@ value() { awk -F, -v r="$1" -v b="$2" -v m="$3" '$1 == r && $2 == b && $3 == m {
     done
   done
   echo
+  echo "The hits' distribution: p99.9 and max; the share of hits during which the thread was switched out (another process ran: \`getrusage\` RUSAGE_THREAD before and after each lookup, outside its timed span), the p50 / p99 of the other, undisturbed hits, and page faults per hit."
+  echo
+  echo "| binary size, run | unsigned p99.9 / max | unsigned: switched out, undisturbed p50 / p99, faults per hit | signed p99.9 / max | signed: switched out, undisturbed p50 / p99 |"
+  echo "|---|---|---|---|---|"
+  for b in 4096 16384 65536; do
+    for run in $(seq "$runs"); do
+      printf '| %s KiB, %s | %.0f / %.0f µs | %.2f %%, %.1f / %.1f µs, %.2f | %.0f / %.0f µs | %.2f %%, %.1f / %.1f µs |\n' \
+        $((b / 1024)) "$run" "$(value $run $b hit_p999)" "$(value $run $b hit_max)" \
+        "$(value $run $b hit_switched_share)" "$(value $run $b hit_undisturbed_p50)" "$(value $run $b hit_undisturbed_p99)" "$(value $run $b hit_faults_per_hit)" \
+        "$(value $run $b signed_hit_p999)" "$(value $run $b signed_hit_max)" \
+        "$(value $run $b signed_hit_switched_share)" "$(value $run $b signed_hit_undisturbed_p50)" "$(value $run $b signed_hit_undisturbed_p99)"
+    done
+  done
+  echo
   echo "Each step of a hit alone, run 1 (medians of 2000): the sidecar is $(value 1 4096 sidecar_bytes | cut -d. -f1) bytes."
   echo
   echo "| binary size | SHA-256 of the binary | XXH3-128 of the binary | XXH3-64 of the binary | SHA-256 / XXH3-128 of the sidecar | parse of the sidecar's hit fields, answers as text | decode of the answers (RapidJSON) | before: hit fields with the answers' nlohmann tree | the answers' nlohmann tree alone |"

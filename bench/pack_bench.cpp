@@ -1,9 +1,10 @@
 // Packs (docs/pack-format.md), two numbers for docs/benchmarks.md (every entry carries a real
 // PoCL sidecar, bench/data/pocl_example_sidecar.json):
 //  1. lookup latency in a pack of N entries (default 10 000): every key once in random order plus
-//     as many absent keys, each timed alone; p50/p99/max of hits and misses (a hit includes what
-//     the OpenCL adapter then decodes: the recorded answers); and what each step of a hit
-//     (checksums, sidecar parse, answers decode) costs alone, in the same run.
+//     as many absent keys, each timed alone; p50/p99/p99.9/max of hits and misses (a hit includes
+//     what the OpenCL adapter then decodes: the recorded answers), the share of hits during which
+//     the thread was switched out, the undisturbed hits' p50/p99 and page faults per hit; and what
+//     each step of a hit (checksums, sidecar parse, answers decode) costs alone, in the same run.
 //  2. building that pack vs copying the same bytes: (a) write_pack from entries in memory vs
 //     writing the same sidecar and binary bytes into one file with the same fsync; (b) the whole
 //     `pack create` path (list + checked load from a real store + write_pack) vs `cp -r` of that
@@ -104,13 +105,34 @@ std::string private_key_pem() {
 }
 
 struct Percentiles {
-  double p50 = 0, p99 = 0, max = 0;
+  double p50 = 0, p99 = 0, p999 = 0, max = 0;
 };
 Percentiles percentiles(std::vector<double> us) {
+  if (us.empty()) return {};
   std::sort(us.begin(), us.end());
   auto at = [&](double q) { return us[std::min(us.size() - 1, static_cast<std::size_t>(q * us.size()))]; };
-  return {at(0.5), at(0.99), us.back()};
+  return {at(0.5), at(0.99), at(0.999), us.back()};
 }
+
+// This thread's context switches (voluntary + involuntary) and minor + major page faults so far:
+// read around each timed lookup, outside its timed span, to tell a slow lookup that was switched
+// out (another process ran) or faulted from one that was slow by itself.
+struct Disturbances {
+  long switches = 0, faults = 0;
+};
+Disturbances disturbances_now() {
+  rusage usage{};
+  ::getrusage(RUSAGE_THREAD, &usage);
+  return {usage.ru_nvcsw + usage.ru_nivcsw, usage.ru_minflt + usage.ru_majflt};
+}
+
+// Hits timed alone, split by what disturbed them.
+struct HitTimes {
+  Percentiles all;
+  Percentiles undisturbed;   // hits during which this thread was never switched out
+  double switched_share = 0;  // % of hits during which it was
+  double faults_per_hit = 0;
+};
 
 // The same bytes the pack holds, written into one file in 1 MiB writes, then fsync.
 double copy_bytes(const fs::path& file, const std::vector<PackEntry>& entries, double* cpu_s) {
@@ -226,11 +248,13 @@ int main(int argc, char** argv) {
   for (const PackEntry& entry : entries) keys.emplace_back(entry.key, true);
   for (int i = 0; i < count; ++i) keys.emplace_back(xxh3_128("absent " + std::to_string(i)), false);
   std::shuffle(keys.begin(), keys.end(), random);
-  auto time_lookups = [&](Percentiles* hits, Percentiles* misses) {
+  auto time_lookups = [&](HitTimes* hits, Percentiles* misses) {
     auto reader = PackReader::open(pack, PackTrust{}, &error);
     if (!reader) return false;
-    std::vector<double> hit_us, miss_us;
+    std::vector<double> hit_us, miss_us, undisturbed_us;
+    long switched = 0, faults = 0;
     for (const auto& [key, present] : keys) {
+      const Disturbances before = disturbances_now();
       const auto t = Clock::now();
       LoadResult result = reader->load(key);
       std::string problem;  // an OpenCL hit decodes its recorded answers (shim/opencl/recorded_queries.cpp)
@@ -239,17 +263,26 @@ int main(int argc, char** argv) {
         return false;
       }
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t).count();
+      const Disturbances after = disturbances_now();
       if ((result.status == LoadStatus::hit) != present) {
         error = "wrong answer for " + key.hex();
         return false;
       }
       (present ? hit_us : miss_us).push_back(us);
+      if (!present) continue;
+      faults += after.faults - before.faults;
+      if (after.switches != before.switches) ++switched;
+      else undisturbed_us.push_back(us);
     }
-    *hits = percentiles(hit_us);
+    hits->all = percentiles(hit_us);
+    hits->undisturbed = percentiles(undisturbed_us);
+    hits->switched_share = 100.0 * static_cast<double>(switched) / static_cast<double>(hit_us.size());
+    hits->faults_per_hit = static_cast<double>(faults) / static_cast<double>(hit_us.size());
     *misses = percentiles(miss_us);
     return true;
   };
-  Percentiles hits, misses, signed_hits, signed_misses;
+  HitTimes hits, signed_hits;
+  Percentiles misses, signed_misses;
   if (!time_lookups(&hits, &misses) || !sign_pack(pack, private_key_pem(), &error) ||
       !time_lookups(&signed_hits, &signed_misses)) {
     std::fprintf(stderr, "%s\n", error.c_str());
@@ -296,12 +329,16 @@ int main(int argc, char** argv) {
   row("entries", count, "count");
   row("pack_size", pack_mb, "MB");
   row("index_size", index_mb, "MB");
-  row("hit_p50", hits.p50, "us");
-  row("hit_p99", hits.p99, "us");
-  row("hit_max", hits.max, "us");
-  row("signed_hit_p50", signed_hits.p50, "us");
-  row("signed_hit_p99", signed_hits.p99, "us");
-  row("signed_hit_max", signed_hits.max, "us");
+  for (const auto& [prefix, times] : {std::pair<std::string, const HitTimes*>{"hit", &hits}, {"signed_hit", &signed_hits}}) {
+    row((prefix + "_p50").c_str(), times->all.p50, "us");
+    row((prefix + "_p99").c_str(), times->all.p99, "us");
+    row((prefix + "_p999").c_str(), times->all.p999, "us");
+    row((prefix + "_max").c_str(), times->all.max, "us");
+    row((prefix + "_switched_share").c_str(), times->switched_share, "percent");
+    row((prefix + "_undisturbed_p50").c_str(), times->undisturbed.p50, "us");
+    row((prefix + "_undisturbed_p99").c_str(), times->undisturbed.p99, "us");
+    row((prefix + "_faults_per_hit").c_str(), times->faults_per_hit, "count");
+  }
   row("miss_p50", misses.p50, "us");
   row("miss_p99", misses.p99, "us");
   row("miss_max", misses.max, "us");
