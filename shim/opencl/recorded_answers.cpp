@@ -1,14 +1,10 @@
 #include "shim/opencl/recorded_answers.hpp"
 
 #include <cstring>
-#include <limits>
-#include <optional>
 #include <string_view>
 
-#include <rapidjson/encodedstream.h>
+#include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
-#include <rapidjson/memorystream.h>
-#include <rapidjson/reader.h>
 
 #include "shim/opencl/next_functions.hpp"
 
@@ -95,6 +91,10 @@ nlohmann::json answer_json(const RecordedAnswer& answer) {
   return {{"status", answer.status}, {"bytes", hex(answer.bytes)}};
 }
 
+using JsonValue = rapidjson::Value;
+
+std::string_view text_of(const JsonValue& string) { return {string.GetString(), string.GetStringLength()}; }
+
 // RapidJSON decodes a lone low-surrogate escape ("\udc00") to bytes that are not UTF-8 (ED B0 80);
 // nlohmann, the sidecar's other reader, refuses it, and so does this decoder.
 bool encodes_a_surrogate(std::string_view text) {
@@ -102,6 +102,23 @@ bool encodes_a_surrogate(std::string_view text) {
     if (static_cast<unsigned char>(text[i]) == 0xED && static_cast<unsigned char>(text[i + 1]) >= 0xA0) return true;
   }
   return false;
+}
+
+// The members of `object` named in `names` (null: absent); false when a name appears twice (a
+// parser's rule would then decide which counts).
+template <std::size_t N>
+bool members_of(const JsonValue& object, const std::array<std::string_view, N>& names,
+                std::array<const JsonValue*, N>* found) {
+  found->fill(nullptr);
+  for (auto member = object.MemberBegin(); member != object.MemberEnd(); ++member) {
+    const std::string_view name = text_of(member->name);
+    for (std::size_t i = 0; i < N; ++i) {
+      if (name != names[i]) continue;
+      if ((*found)[i]) return false;
+      (*found)[i] = &member->value;
+    }
+  }
+  return true;
 }
 
 bool unhex(std::string_view text, std::string* bytes) {
@@ -115,255 +132,34 @@ bool unhex(std::string_view text, std::string* bytes) {
   return true;
 }
 
-// Decodes the record as RapidJSON's reader walks the text (SAX: no tree is built, a hit's largest
-// step otherwise). It follows the record's shape: the object, "kernels" (or "hashed_kernels"), a
-// kernel, its "args", one argument, one answer; a field of another name is skipped whatever it
-// holds. It reads to the end of the text even after a fault, and refuses with the reason the
-// checks give in this order: not JSON, not an object, a field twice, version, which kernels,
-// build_log, the kernels' object, then the first faulty kernel (the first fault of the text's kernels).
-class AnswersReader : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, AnswersReader> {
- public:
-  explicit AnswersReader(RecordedAnswers* answers) : answers_(answers) {}
+bool decode_answer(const JsonValue& json, RecordedAnswer* answer, Budget& budget) {
+  std::array<const JsonValue*, 2> found;
+  if (!json.IsObject() || !members_of<2>(json, {"status", "bytes"}, &found)) return false;
+  const auto [status, bytes] = found;
+  // IsInt: an integer that fits cl_int (a fraction or a larger number is not).
+  if (!status || !status->IsInt() || !bytes || !bytes->IsString()) return false;
+  const std::string_view text = text_of(*bytes);
+  if (text.size() > 2 * kMaxAnswerBytes || !budget.take(text.size() / 2 + 16)) return false;
+  answer->status = static_cast<cl_int>(status->GetInt());
+  return unhex(text, &answer->bytes) && (answer->status == CL_SUCCESS || answer->bytes.empty());
+}
 
-  // Null, Bool, Int64, Uint64, Double: no field of the record takes them.
-  bool Default() { return scalar(std::nullopt); }
-  bool Int(int number) { return scalar(number); }
-  bool Uint(unsigned number) {
-    if (number > static_cast<unsigned>(std::numeric_limits<int>::max())) return Default();  // not a cl_int
-    return scalar(static_cast<int>(number));
-  }
-  bool String(const char* text, rapidjson::SizeType size, bool) { return string({text, size}); }
-  bool StartObject() { return open(true); }
-  bool StartArray() { return open(false); }
-  bool EndObject(rapidjson::SizeType) { return close(); }
-  bool EndArray(rapidjson::SizeType) { return close(); }
-  bool Key(const char* text, rapidjson::SizeType size, bool) { return key({text, size}); }
-
-  // Null when the record is good; else why not (after "recorded answers ").
-  std::optional<std::string> refusal() const {
-    if (!object_) return "are not an object";
-    if (field_twice_) return "name a field twice";
-    if (!version_ok_) return "are of another version";
-    if (seen_[kernels_field] == seen_[hashed_kernels_field]) return "have no valid kernels";
-    if (!log_ok_) return "have no valid build_log";
-    if (kernels_not_an_object_ || kernels_ > kMaxKernels) return "have no valid kernels";
-    if (!kernel_problem_.empty()) return kernel_problem_;
-    return std::nullopt;
-  }
-  bool names_hashed() const { return seen_[hashed_kernels_field]; }
-
- private:
-  // Where the reader is: the containers of the record's shape now open, outermost first.
-  enum class In : unsigned char { record, kernels, kernel, args, arg, answer };
-  // What the next value is (set by the field's name, or by the array it is in).
-  enum class Expect : unsigned char {
-    record, skip, version, build_log, kernels, kernel, answer, args, arg, status, bytes, sixth_answer
-  };
-  enum TopField { version_field, build_log_field, kernels_field, hashed_kernels_field, top_fields };
-  static constexpr std::size_t kKernelsDepth = 2;  // the record, then its kernels
-
-  // A value other than a string, object or array: `integer` when it is one that fits a cl_int.
-  bool scalar(std::optional<int> integer) {
-    if (skipping_) return true;
-    const Expect expect = next_expected();
-    if (expect == Expect::version && integer) version_ok_ = *integer == kAnswersVersion;
-    else if (expect == Expect::status && integer) answer_->status = static_cast<cl_int>(*integer);
-    else wrong_value(expect);
-    return true;
-  }
-
-  bool string(std::string_view text) {
-    if (skipping_) return true;
-    const Expect expect = next_expected();
-    if (expect == Expect::build_log) {
-      log_ok_ = text.size() <= kMaxBuildLogBytes && !encodes_a_surrogate(text);
-      if (log_ok_) answers_->build_log = text;
-    } else if (expect == Expect::bytes) {
-      if (text.size() > 2 * kMaxAnswerBytes || !budget_.take(text.size() / 2 + 16) || !unhex(text, &answer_->bytes)) {
-        fail_kernel();
-      }
-    } else {
-      wrong_value(expect);
-    }
-    return true;
-  }
-
-  bool open(bool object) {
-    if (skipping_) {
-      ++skipping_;
-      return true;
-    }
-    const Expect expect = next_expected();
-    In opened;
-    if (object && expect == Expect::record) {
-      opened = In::record;
-    } else if (object && expect == Expect::kernels) {
-      opened = In::kernels;
-    } else if (object && expect == Expect::kernel) {
-      opened = In::kernel;
-      attributes_seen_ = args_seen_ = false;
-    } else if (object && expect == Expect::answer) {
-      opened = In::answer;
-      status_seen_ = bytes_seen_ = false;
-    } else if (!object && expect == Expect::args) {
-      opened = In::args;
-    } else if (!object && expect == Expect::arg && kernel_->args.size() < kMaxArgs) {
-      opened = In::arg;
-      kernel_->args.emplace_back();
-      queries_ = 0;
-    } else {
-      wrong_value(expect);
-      ++skipping_;
-      return true;
-    }
-    if (depth_ == open_.size()) return false;  // cannot happen: the shape is six deep
-    open_[depth_++] = opened;
-    expect_ = Expect::skip;
-    return true;
-  }
-
-  bool close() {
-    if (skipping_) {
-      --skipping_;
-      return true;
-    }
-    const In closed = open_[--depth_];
-    if (closed == In::answer && (!status_seen_ || !bytes_seen_ || (answer_->status != CL_SUCCESS && !answer_->bytes.empty()))) {
-      fail_kernel();
-    } else if (closed == In::arg && queries_ != kArgQueries.size()) {
-      fail_kernel();
-    } else if (closed == In::kernel && (!attributes_seen_ || !args_seen_)) {
-      fail_kernel();
-    }
-    return true;
-  }
-
-  bool key(std::string_view name) {
-    if (skipping_) return true;
-    expect_ = Expect::skip;  // a field of another name
-    switch (open_[depth_ - 1]) {
-      case In::record:
-        for (std::size_t field = 0; field < top_fields; ++field) {
-          if (name != kTopFields[field]) continue;
-          if (seen_[field]) {
-            field_twice_ = true;
-          } else {
-            seen_[field] = true;
-            expect_ = kTopExpects[field];
-          }
-        }
-        break;
-      case In::kernels:
-        if (++kernels_ <= kMaxKernels && kernel_problem_.empty()) start_kernel(name);
-        break;
-      case In::kernel:
-        if (name == "attributes") {
-          answer_ = &kernel_->attributes;
-          expect_field(&attributes_seen_, Expect::answer);
-        } else if (name == "args") {
-          expect_field(&args_seen_, Expect::args);
-        }
-        break;
-      case In::answer:
-        if (name == "status") expect_field(&status_seen_, Expect::status);
-        else if (name == "bytes") expect_field(&bytes_seen_, Expect::bytes);
-        break;
-      default:
-        break;
-    }
-    return true;
-  }
-
-  void start_kernel(std::string_view name) {
-    kernel_name_ = name;
-    if (name.size() > kMaxAnswerBytes || !budget_.take(name.size())) {
-      kernel_problem_ = "exceed the size caps";
-    } else if (encodes_a_surrogate(name)) {
-      kernel_problem_ = "name a kernel that is not UTF-8";
-    } else {
-      auto [kernel, added] = answers_->kernels.try_emplace(kernel_name_);
-      if (!added) kernel_problem_ = "name kernel " + kernel_name_.substr(0, 64) + " twice";
-      kernel_ = &kernel->second;
-      if (added) expect_ = Expect::kernel;
+bool decode_kernel(const JsonValue& json, RecordedKernel* kernel, Budget& budget) {
+  std::array<const JsonValue*, 2> found;
+  if (!json.IsObject() || !members_of<2>(json, {"attributes", "args"}, &found)) return false;
+  const auto [attributes, args] = found;
+  if (!attributes || !args || !args->IsArray() || args->Size() > kMaxArgs) return false;
+  if (!decode_answer(*attributes, &kernel->attributes, budget)) return false;
+  kernel->args.resize(args->Size());
+  for (rapidjson::SizeType a = 0; a < args->Size(); ++a) {
+    const JsonValue& arg = (*args)[a];
+    if (!arg.IsArray() || arg.Size() != kArgQueries.size()) return false;
+    for (rapidjson::SizeType q = 0; q < kArgQueries.size(); ++q) {
+      if (!decode_answer(arg[q], &kernel->args[a][q], budget)) return false;
     }
   }
-
-  // A field of a kernel or an answer: a second one of a name is a fault.
-  void expect_field(bool* seen, Expect expect) {
-    if (*seen) return fail_kernel();
-    *seen = true;
-    expect_ = expect;
-  }
-
-  // The next value's expectation; in an argument list, an argument; in an argument, its next answer.
-  Expect next_expected() {
-    if (depth_ == 0) return Expect::record;
-    switch (open_[depth_ - 1]) {
-      case In::args:
-        return Expect::arg;
-      case In::arg:
-        if (queries_ == kArgQueries.size()) return Expect::sixth_answer;
-        answer_ = &kernel_->args.back()[queries_++];
-        return Expect::answer;
-      default:
-        return expect_;
-    }
-  }
-
-  // A value where the record has another (or none: skipped).
-  void wrong_value(Expect expect) {
-    switch (expect) {
-      case Expect::record:
-        object_ = false;
-        break;
-      case Expect::version:
-        version_ok_ = false;
-        break;
-      case Expect::build_log:
-        log_ok_ = false;
-        break;
-      case Expect::kernels:
-        kernels_not_an_object_ = true;
-        break;
-      case Expect::skip:
-        break;
-      default:  // inside a kernel
-        fail_kernel();
-    }
-  }
-
-  // The kernel now read is faulty: the first such is the reason; the rest of it is skipped.
-  void fail_kernel() {
-    if (kernel_problem_.empty()) kernel_problem_ = "for kernel " + kernel_name_.substr(0, 64) + " are malformed";
-    skipping_ += depth_ - kKernelsDepth;
-    depth_ = kKernelsDepth;
-    expect_ = Expect::skip;
-  }
-
-  static constexpr std::array<std::string_view, top_fields> kTopFields = {"version", "build_log", "kernels",
-                                                                          "hashed_kernels"};
-  static constexpr std::array<Expect, top_fields> kTopExpects = {Expect::version, Expect::build_log, Expect::kernels,
-                                                                 Expect::kernels};
-
-  RecordedAnswers* answers_;
-  Budget budget_;
-  std::array<In, 8> open_{};
-  std::size_t depth_ = 0;
-  std::size_t skipping_ = 0;  // containers open inside a value that is skipped
-  Expect expect_ = Expect::record;
-  // The record's faults.
-  bool object_ = true, field_twice_ = false, version_ok_ = false, log_ok_ = false, kernels_not_an_object_ = false;
-  std::array<bool, top_fields> seen_{};
-  std::size_t kernels_ = 0;
-  std::string kernel_problem_;
-  // The kernel, argument and answer now read.
-  std::string kernel_name_;
-  RecordedKernel* kernel_ = nullptr;
-  bool attributes_seen_ = false, args_seen_ = false;
-  std::size_t queries_ = 0;
-  RecordedAnswer* answer_ = nullptr;
-  bool status_seen_ = false, bytes_seen_ = false;  // the fields' names: their values are checked as read
-};
+  return true;
+}
 
 }  // namespace
 
@@ -425,19 +221,40 @@ std::shared_ptr<const RecordedAnswers> parse_answers(const std::string* text, st
   };
   if (!text) return fail("missing (an entry written before they were recorded)");
   if (text->size() > kMaxTextBytes) return fail("exceed the size caps");
-  auto answers = std::make_shared<RecordedAnswers>();
-  AnswersReader decoder(answers.get());
-  rapidjson::MemoryStream stream(text->data(), text->size());
-  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> input(stream);
   // Iterative: no recursion however deep a hostile text nests; invalid UTF-8 is refused as the
   // sidecar's other parser (nlohmann) refuses it.
-  rapidjson::Reader reader;
-  reader.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(input, decoder);
-  if (reader.HasParseError()) {
-    return fail(std::string("are not valid JSON (") + rapidjson::GetParseError_En(reader.GetParseErrorCode()) + ")");
+  rapidjson::Document json;
+  json.Parse<rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag>(text->data(), text->size());
+  if (json.HasParseError()) {
+    return fail(std::string("are not valid JSON (") + rapidjson::GetParseError_En(json.GetParseError()) + ")");
   }
-  if (std::optional<std::string> refusal = decoder.refusal()) return fail(std::move(*refusal));
-  answers->kernel_names_hashed = decoder.names_hashed();
+  if (!json.IsObject()) return fail("are not an object");
+  std::array<const JsonValue*, 4> found;
+  if (!members_of<4>(json, {"version", "build_log", "kernels", "hashed_kernels"}, &found)) {
+    return fail("name a field twice");
+  }
+  auto [version, log, kernels, hashed_kernels] = found;
+  if (!version || !version->IsInt() || version->GetInt() != kAnswersVersion) return fail("are of another version");
+  if (!kernels == !hashed_kernels) return fail("have no valid kernels");
+  const bool hashed = !kernels;
+  if (hashed) kernels = hashed_kernels;
+  if (!log || !log->IsString() || log->GetStringLength() > kMaxBuildLogBytes || encodes_a_surrogate(text_of(*log))) {
+    return fail("have no valid build_log");
+  }
+  if (!kernels->IsObject() || kernels->MemberCount() > kMaxKernels) return fail("have no valid kernels");
+  auto answers = std::make_shared<RecordedAnswers>();
+  answers->build_log = text_of(*log);
+  answers->kernel_names_hashed = hashed;
+  Budget budget;
+  for (auto kernel = kernels->MemberBegin(); kernel != kernels->MemberEnd(); ++kernel) {
+    const std::string name(text_of(kernel->name));
+    if (name.size() > kMaxAnswerBytes || !budget.take(name.size())) return fail("exceed the size caps");
+    if (encodes_a_surrogate(name)) return fail("name a kernel that is not UTF-8");
+    if (!answers->kernels.emplace(name, RecordedKernel{}).second) return fail("name kernel " + name.substr(0, 64) + " twice");
+    if (!decode_kernel(kernel->value, &answers->kernels[name], budget)) {
+      return fail("for kernel " + name.substr(0, 64) + " are malformed");
+    }
+  }
   return answers;
 }
 
