@@ -216,7 +216,6 @@ TEST(CaptureAtRelease, LinkedProgramIsStoredAfterUseAndTheWarmRunGeneratesNoCode
   EXPECT_EQ(code_generations(warm.result), 0);
 }
 
-
 // An app whose own cache is warm (hashcat, OpenCV, pyopencl with theirs on) makes its programs from
 // binaries only: the shim keys none of them, so the cache must not even start (no settings read,
 // no store opened or created, no compiler identity): the app runs as fast as without jitcache.
