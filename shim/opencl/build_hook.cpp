@@ -184,8 +184,10 @@ ProgramInputs inputs_of(const TrackedProgram& tracked, const char* options) {
 
 cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,
                     BuildNotify pfn_notify, void* user_data) {
-  Engine* engine = Engine::instance();
   std::optional<TrackedProgram> tracked = registry().find(program);
+  // A program the shim does not key (made from a binary: an app's own cache) never starts the
+  // engine (settings, store, compiler identity): apps whose own cache is warm pay nothing for it.
+  Engine* engine = tracked ? Engine::instance() : nullptr;
   // Driver-side argument errors and kernels attached to the program are the driver's to report.
   bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data);
   // While a shadow serves the program the driver never built it and cannot see the kernels made

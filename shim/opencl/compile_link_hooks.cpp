@@ -118,8 +118,8 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
                       cl_uint num_input_headers, const cl_program* input_headers, const char** header_include_names,
                       BuildNotify pfn_notify, void* user_data) {
   drop_deferred_compile(program);  // a new compile replaces one not run yet
-  Engine* engine = Engine::instance();
   std::optional<TrackedProgram> tracked = registry().find(program);
+  Engine* engine = tracked ? Engine::instance() : nullptr;  // untracked: no engine start (build_hook.cpp)
   bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data) &&
                      (num_input_headers == 0) == (input_headers == nullptr) &&
                      (num_input_headers == 0) == (header_include_names == nullptr);

@@ -216,5 +216,25 @@ TEST(CaptureAtRelease, LinkedProgramIsStoredAfterUseAndTheWarmRunGeneratesNoCode
   EXPECT_EQ(code_generations(warm.result), 0);
 }
 
+// An app whose own cache is warm (hashcat, OpenCV, pyopencl with theirs on) makes its programs from
+// binaries only: the shim keys none of them, so the cache must not even start (no settings read,
+// no store opened or created, no compiler identity): the app runs as fast as without jitcache.
+TEST(Recapture, ProgramsMadeOnlyFromBinariesDoNotStartTheCache) {
+  TempDir saved_dir;
+  const std::string saved = (saved_dir / "app-cache.bin").string();
+  Runs runs({BINARY_READER_APP, "from-file", saved}, {});
+  RunResult filling = runs.plain();  // builds the source and saves the binary: the app's cache
+  ASSERT_EQ(filling.exit_code, 0) << filling.err;
+  ASSERT_TRUE(fs::exists(saved));
+  RunResult plain = runs.plain();  // from the binary
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_NE(plain.out.find("from-file: sum="), std::string::npos) << plain.out;
+  CachedRun cached = runs.cached();
+  ASSERT_EQ(cached.result.exit_code, 0) << cached.result.err;
+  EXPECT_EQ(cached.result.out, plain.out);
+  EXPECT_TRUE(cached.traces.empty());
+  EXPECT_FALSE(fs::exists(runs.cache())) << "the cache started for a program made from a binary";
+}
+
 }  // namespace
 }  // namespace jitcache::testing

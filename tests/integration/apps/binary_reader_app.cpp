@@ -8,10 +8,15 @@
 //   build-twice  clBuildProgram of the same program object twice (pyopencl does), no read
 //   build-unused-first  builds the source, makes a kernel, releases both without running it, then
 //                builds the same source as a new program (pyopencl's scan does), no read
+//   from-file PATH  an app whose own cache is warm: PATH holds a binary (written by an earlier run
+//                of this mode, which builds the source and saves the bytes read): only
+//                clCreateProgramWithBinary + clBuildProgram, no source program at all
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
 
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -71,18 +76,44 @@ std::string read_binary(cl_program program) {
   return binary;
 }
 
+// Creates a program from `binary`, builds and runs it, and prints "<label>: sum=...".
+int run_binary(const FirstDevice& cl, const std::string& binary, const char* label) {
+  const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
+  size_t length = binary.size();
+  cl_int binary_status = CL_SUCCESS;
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithBinary(cl.context, 1, &cl.device, &length, &bytes, &binary_status, &status);
+  if (!program || status != CL_SUCCESS || binary_status != CL_SUCCESS) return fail("clCreateProgramWithBinary", status);
+  if ((status = clBuildProgram(program, 1, &cl.device, "", nullptr, nullptr)) != CL_SUCCESS) {
+    return fail("clBuildProgram of a binary", status);
+  }
+  long long sum = run_kernel(cl.context, cl.queue, program);
+  if (sum < 0) return fail("the kernel of a program made from a binary", 0);
+  std::printf("%s: sum=%lld\n", label, sum);
+  clReleaseProgram(program);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string mode = argc == 2 ? argv[1] : "";
-  if (mode != "build" && mode != "link" && mode != "build-twice" && mode != "build-unused-first") {
-    std::fprintf(stderr, "usage: binary_reader_app build|link|build-twice|build-unused-first\n");
+  const std::string mode = argc >= 2 ? argv[1] : "";
+  const std::string saved = mode == "from-file" && argc == 3 ? argv[2] : "";
+  if (mode != "build" && mode != "link" && mode != "build-twice" && mode != "build-unused-first" && saved.empty()) {
+    std::fprintf(stderr, "usage: binary_reader_app build|link|build-twice|build-unused-first|from-file PATH\n");
     return 2;
   }
   cl_app::FirstDevice cl;
   const char* failed_call = "";
   cl_int status = cl_app::open_first_device(&cl, &failed_call);
   if (status != CL_SUCCESS) return fail(failed_call, status);
+  if (!saved.empty() && std::ifstream(saved).good()) {
+    std::ifstream in(saved, std::ios::binary);
+    const int result = run_binary(cl, std::string(std::istreambuf_iterator<char>(in), {}), "from-file");
+    clReleaseCommandQueue(cl.queue);
+    clReleaseContext(cl.context);
+    return result;
+  }
   auto [platform, device, context, queue] = cl;
 
   if (mode == "build-unused-first") {  // asked about, never run
@@ -117,29 +148,18 @@ int main(int argc, char** argv) {
     }
   }
   std::string binary;
-  if ((mode == "build" || mode == "link") && (binary = read_binary(program)).empty()) return fail("reading the binary", 0);
+  if ((mode == "build" || mode == "link" || !saved.empty()) && (binary = read_binary(program)).empty()) {
+    return fail("reading the binary", 0);
+  }
+  if (!saved.empty()) std::ofstream(saved, std::ios::binary) << binary;
 
   long long sum = run_kernel(context, queue, program);
   if (sum < 0) return fail("the kernel of the built program", 0);
   std::printf("%s: sum=%lld\n", mode.c_str(), sum);
   clReleaseProgram(program);
 
-  if (!binary.empty()) {
-    const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
-    size_t length = binary.size();
-    cl_int binary_status = CL_SUCCESS;
-    cl_program reloaded = clCreateProgramWithBinary(context, 1, &device, &length, &bytes, &binary_status, &status);
-    if (!reloaded || status != CL_SUCCESS || binary_status != CL_SUCCESS) {
-      return fail("clCreateProgramWithBinary of the bytes read", status);
-    }
-    if ((status = clBuildProgram(reloaded, 1, &device, "", nullptr, nullptr)) != CL_SUCCESS) {
-      return fail("clBuildProgram of the bytes read", status);
-    }
-    long long reloaded_sum = run_kernel(context, queue, reloaded);
-    if (reloaded_sum < 0) return fail("the kernel of the program made from the bytes read", 0);
-    std::printf("reloaded: sum=%lld\n", reloaded_sum);
-    clReleaseProgram(reloaded);
-  }
+  // The bytes read, as the app's next run would use them from its own cache.
+  if (!binary.empty() && run_binary(cl, binary, "reloaded") != 0) return 1;
   clReleaseCommandQueue(queue);
   clReleaseContext(context);
   return 0;
