@@ -116,10 +116,9 @@ constexpr std::uint64_t kMaxConfigBytes = 64 << 10;
 // <root>/jitcache.conf, read only from a root the store would accept (a config decides where
 // traces go and what the key leaves out: another user's must never apply), through the root's
 // fd: a regular file, not a FIFO or device (no hang, no endless read), within the size cap.
-std::map<std::string, std::string> read_config_file(const std::filesystem::path& root,
+std::map<std::string, std::string> read_config_file(const std::filesystem::path& root, fileops::Dir& dir,
                                                     std::vector<std::string>* problems) {
   std::map<std::string, std::string> values;
-  fileops::Dir dir;
   std::string why;
   if (open_trusted_root(root, &dir, &why) != RootCheck::accepted) return values;
   fileops::File file;
@@ -219,11 +218,13 @@ std::optional<bool> parse_bool(std::string_view text) {
   return std::nullopt;
 }
 
-Settings load_settings() {
+Settings load_settings(fileops::Dir* checked_root) {
   Settings settings;
   const char* dir_env = env_or_null("JITCACHE_DIR");
   settings.dir = dir_env ? std::filesystem::path(dir_env) : default_root();
-  std::map<std::string, std::string> file_values = read_config_file(settings.dir, &settings.problems);
+  fileops::Dir root;
+  std::map<std::string, std::string> file_values = read_config_file(settings.dir, root, &settings.problems);
+  if (checked_root != nullptr) *checked_root = std::move(root);
 
   for (const SettingDefinition& definition : kDefinitions) {
     RawSetting raw{definition.default_value, SettingOrigin::default_value};

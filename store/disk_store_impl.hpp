@@ -2,6 +2,7 @@
 // store_maintenance.cpp (eviction, sweeping, verify, clear, listing).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -40,6 +41,7 @@ struct DiskStore::Impl {
 
   store_detail::StoreLayout layout;
   StoreLimits limits;
+  std::atomic<bool> tag_written{false};  // CACHEDIR.TAG: written by the first save, not at open
 
   std::error_code begin_ledger(std::chrono::milliseconds wait,
                                std::optional<store_detail::SizeLedger>* ledger) const {
