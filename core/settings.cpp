@@ -180,6 +180,24 @@ std::string redacted_setting(std::string_view key, std::string_view value) {
   return std::string(value.substr(0, start)) + user + ":***" + std::string(value.substr(at));
 }
 
+namespace {
+struct Unit {
+  std::string_view name;
+  std::uint64_t factor;
+};
+// Tables, not maps built per call: every process parses a dozen of these at its first build.
+constexpr Unit kSizeUnits[] = {{"", 1}, {"b", 1}, {"k", 1ull << 10}, {"m", 1ull << 20}, {"g", 1ull << 30}, {"t", 1ull << 40}};
+constexpr Unit kDurationUnits[] = {{"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
+
+template <std::size_t N>
+std::optional<std::uint64_t> factor_of(const Unit (&units)[N], std::string_view name) {
+  for (const Unit& unit : units) {
+    if (unit.name == name) return unit.factor;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::string value = lowercase(trim(text));
   std::size_t digits = 0;
@@ -189,12 +207,10 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::string unit = trim(value.substr(digits));
   if (unit.size() > 1 && unit.back() == 'b') unit.pop_back();  // "KB", "MiB" -> "k", "mi"
   if (unit.size() > 1 && unit.back() == 'i') unit.pop_back();
-  const std::map<std::string, std::uint64_t> factors = {
-      {"", 1}, {"b", 1}, {"k", 1ull << 10}, {"m", 1ull << 20}, {"g", 1ull << 30}, {"t", 1ull << 40}};
-  auto factor = factors.find(unit);
-  if (factor == factors.end()) return std::nullopt;
-  if (number > UINT64_MAX / factor->second) return std::nullopt;  // "99999999999T" must not wrap
-  return number * factor->second;
+  const std::optional<std::uint64_t> factor = factor_of(kSizeUnits, unit);
+  if (!factor) return std::nullopt;
+  if (number > UINT64_MAX / *factor) return std::nullopt;  // "99999999999T" must not wrap
+  return number * *factor;
 }
 
 std::optional<std::uint64_t> parse_duration_s(std::string_view text) {
@@ -203,12 +219,10 @@ std::optional<std::uint64_t> parse_duration_s(std::string_view text) {
   while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
   if (digits == 0 || digits > 15) return std::nullopt;
   std::uint64_t number = std::stoull(value.substr(0, digits));
-  const std::map<std::string, std::uint64_t> factors = {
-      {"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
-  auto factor = factors.find(trim(value.substr(digits)));
-  if (factor == factors.end()) return std::nullopt;
-  if (number > UINT64_MAX / factor->second) return std::nullopt;
-  return number * factor->second;
+  const std::optional<std::uint64_t> factor = factor_of(kDurationUnits, trim(value.substr(digits)));
+  if (!factor) return std::nullopt;
+  if (number > UINT64_MAX / *factor) return std::nullopt;
+  return number * *factor;
 }
 
 std::optional<bool> parse_bool(std::string_view text) {

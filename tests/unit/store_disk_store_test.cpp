@@ -811,6 +811,7 @@ TEST_F(DiskStoreTest, VerifyRepairsAWrongSizeRecord) {
 TEST_F(DiskStoreTest, EvictionSweepsStaleTempFiles) {
   auto store = open_store();
   const fs::path stale_tmp = root_ / "tmp" / "1-1-1.json.tmp";
+  fs::create_directories(stale_tmp.parent_path());  // left by an earlier process (opening makes no tmp/)
   write_text(stale_tmp, "x");
   set_mtime(stale_tmp, now_ns() - 2 * 3600 * kSecond);
   store->evict(std::numeric_limits<std::uint64_t>::max(), 0);
