@@ -12,6 +12,7 @@ using store_detail::EntryCheck;
 using store_detail::EntryFootprint;
 using store_detail::EntryPaths;
 using store_detail::SizeLedger;
+using store_detail::write_temp_file;
 
 namespace {
 
@@ -61,10 +62,27 @@ void write_cachedir_tag(const fileops::Dir& root) {
       "# For information about cache directory tags see https://bford.info/cachedir/\n");
 }
 
-// Writes data to a new file in tmp/, recreating tmp/ (never the root: a root that vanished, an
-// unmounted disk say, must not reappear on another file system) if someone removed it.
-std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::string_view data,
-                                std::string_view suffix, std::filesystem::path* written) {
+LoadResult load_failure(LoadStatus status, std::string reason) {
+  LoadResult result;
+  result.status = status;
+  result.reason = std::move(reason);
+  return result;
+}
+
+SaveResult save_result(SaveStatus status, std::string reason) {
+  SaveResult result;
+  result.status = status;
+  result.reason = std::move(reason);
+  return result;
+}
+
+}  // namespace
+
+// Makes tmp/ when it is missing (the store's open makes none; someone may also have removed it),
+// never the root: a root that vanished, an unmounted disk say, must not reappear on another file
+// system.
+std::error_code store_detail::write_temp_file(const StoreLayout& layout, std::string_view data,
+                                             std::string_view suffix, std::filesystem::path* written) {
   std::error_code error;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto path = layout.new_temp_file(suffix);
@@ -86,22 +104,6 @@ std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::st
   }
   return error;
 }
-
-LoadResult load_failure(LoadStatus status, std::string reason) {
-  LoadResult result;
-  result.status = status;
-  result.reason = std::move(reason);
-  return result;
-}
-
-SaveResult save_result(SaveStatus status, std::string reason) {
-  SaveResult result;
-  result.status = status;
-  result.reason = std::move(reason);
-  return result;
-}
-
-}  // namespace
 
 // ---------------------------------------------------------------------------------------------
 // Public API: forwards to Impl and turns every exception into a status.
