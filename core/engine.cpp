@@ -89,12 +89,13 @@ std::shared_ptr<PackSet> open_packs(const Settings& settings) {
 
 Engine* create_engine(Engine* (*make)(Settings, std::unique_ptr<DiskStore>)) {
   try {
-    Settings settings = load_settings();
+    fileops::Dir root;  // checked once, for the config file and the store
+    Settings settings = load_settings(&root);
     set_log_level(settings.log_level);
     for (const std::string& problem : settings.problems) log_warning("setting ignored: " + problem);
     if (settings.disabled) return nullptr;
     std::string error;
-    std::unique_ptr<DiskStore> store = DiskStore::open(settings.dir, limits_from(settings), &error);
+    std::unique_ptr<DiskStore> store = DiskStore::open(settings.dir, limits_from(settings), &error, &root);
     if (!store) {
       log_warning("running uncached: " + error);
       return nullptr;

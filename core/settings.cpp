@@ -116,10 +116,9 @@ constexpr std::uint64_t kMaxConfigBytes = 64 << 10;
 // <root>/jitcache.conf, read only from a root the store would accept (a config decides where
 // traces go and what the key leaves out: another user's must never apply), through the root's
 // fd: a regular file, not a FIFO or device (no hang, no endless read), within the size cap.
-std::map<std::string, std::string> read_config_file(const std::filesystem::path& root,
+std::map<std::string, std::string> read_config_file(const std::filesystem::path& root, fileops::Dir& dir,
                                                     std::vector<std::string>* problems) {
   std::map<std::string, std::string> values;
-  fileops::Dir dir;
   std::string why;
   if (open_trusted_root(root, &dir, &why) != RootCheck::accepted) return values;
   fileops::File file;
@@ -181,6 +180,24 @@ std::string redacted_setting(std::string_view key, std::string_view value) {
   return std::string(value.substr(0, start)) + user + ":***" + std::string(value.substr(at));
 }
 
+namespace {
+struct Unit {
+  std::string_view name;
+  std::uint64_t factor;
+};
+// Tables, not maps built per call: every process parses a dozen of these at its first build.
+constexpr Unit kSizeUnits[] = {{"", 1}, {"b", 1}, {"k", 1ull << 10}, {"m", 1ull << 20}, {"g", 1ull << 30}, {"t", 1ull << 40}};
+constexpr Unit kDurationUnits[] = {{"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
+
+template <std::size_t N>
+std::optional<std::uint64_t> factor_of(const Unit (&units)[N], std::string_view name) {
+  for (const Unit& unit : units) {
+    if (unit.name == name) return unit.factor;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
 std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::string value = lowercase(trim(text));
   std::size_t digits = 0;
@@ -190,12 +207,10 @@ std::optional<std::uint64_t> parse_size(std::string_view text) {
   std::string unit = trim(value.substr(digits));
   if (unit.size() > 1 && unit.back() == 'b') unit.pop_back();  // "KB", "MiB" -> "k", "mi"
   if (unit.size() > 1 && unit.back() == 'i') unit.pop_back();
-  const std::map<std::string, std::uint64_t> factors = {
-      {"", 1}, {"b", 1}, {"k", 1ull << 10}, {"m", 1ull << 20}, {"g", 1ull << 30}, {"t", 1ull << 40}};
-  auto factor = factors.find(unit);
-  if (factor == factors.end()) return std::nullopt;
-  if (number > UINT64_MAX / factor->second) return std::nullopt;  // "99999999999T" must not wrap
-  return number * factor->second;
+  const std::optional<std::uint64_t> factor = factor_of(kSizeUnits, unit);
+  if (!factor) return std::nullopt;
+  if (number > UINT64_MAX / *factor) return std::nullopt;  // "99999999999T" must not wrap
+  return number * *factor;
 }
 
 std::optional<std::uint64_t> parse_duration_s(std::string_view text) {
@@ -204,12 +219,10 @@ std::optional<std::uint64_t> parse_duration_s(std::string_view text) {
   while (digits < value.size() && std::isdigit(static_cast<unsigned char>(value[digits]))) ++digits;
   if (digits == 0 || digits > 15) return std::nullopt;
   std::uint64_t number = std::stoull(value.substr(0, digits));
-  const std::map<std::string, std::uint64_t> factors = {
-      {"", 1}, {"s", 1}, {"m", 60}, {"min", 60}, {"h", 3600}, {"d", 86400}, {"w", 7 * 86400}};
-  auto factor = factors.find(trim(value.substr(digits)));
-  if (factor == factors.end()) return std::nullopt;
-  if (number > UINT64_MAX / factor->second) return std::nullopt;
-  return number * factor->second;
+  const std::optional<std::uint64_t> factor = factor_of(kDurationUnits, trim(value.substr(digits)));
+  if (!factor) return std::nullopt;
+  if (number > UINT64_MAX / *factor) return std::nullopt;
+  return number * *factor;
 }
 
 std::optional<bool> parse_bool(std::string_view text) {
@@ -219,11 +232,13 @@ std::optional<bool> parse_bool(std::string_view text) {
   return std::nullopt;
 }
 
-Settings load_settings() {
+Settings load_settings(fileops::Dir* checked_root) {
   Settings settings;
   const char* dir_env = env_or_null("JITCACHE_DIR");
   settings.dir = dir_env ? std::filesystem::path(dir_env) : default_root();
-  std::map<std::string, std::string> file_values = read_config_file(settings.dir, &settings.problems);
+  fileops::Dir root;
+  std::map<std::string, std::string> file_values = read_config_file(settings.dir, root, &settings.problems);
+  if (checked_root != nullptr) *checked_root = std::move(root);
 
   for (const SettingDefinition& definition : kDefinitions) {
     RawSetting raw{definition.default_value, SettingOrigin::default_value};

@@ -68,8 +68,15 @@ struct Settings {
   std::vector<std::string> problems;      // unparsable values (the default was used instead)
 };
 
+namespace fileops {
+class Dir;
+}
+
 // Reads the environment and the config file under the resolved root. Never throws.
-Settings load_settings();
+// `checked_root`, when given, receives the root as opened and checked to read the config file
+// (closed when it was refused or missing), to be handed to DiskStore::open: one trust check of
+// the root per process, and the config and the store read through the same directory fd.
+Settings load_settings(fileops::Dir* checked_root = nullptr);
 
 // A setting's value as it may be shown (jitcache config, logs): the HMAC key becomes "***" and a
 // remote URL loses its password. Every other value is returned as is.

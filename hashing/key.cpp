@@ -1,6 +1,7 @@
 #include "hashing/key.hpp"
 
 #include <algorithm>
+#include <mutex>
 
 namespace jitcache {
 namespace {
@@ -171,18 +172,43 @@ KeyComponent compiler_component(const TargetIdentity& target) {
       [](const LibraryIdentity& a, const LibraryIdentity& b) { return a.path < b.path; });
   const auto versions = sorted_pairs(target.compiler.versions);
   CanonicalHasher hasher;
-  nlohmann::json libraries_json = nlohmann::json::array();
+  // Everything the value shows (size and mtime too, which the key leaves out when there is a
+  // build-id): the memo below must never return the value of another identity.
+  CanonicalHasher shown;
   hasher.field(static_cast<std::uint64_t>(libraries.size()));
+  shown.field(static_cast<std::uint64_t>(libraries.size()));
   for (const LibraryIdentity& library : libraries) {
     hash_library(hasher, library);
+    shown.field(library.path).field(library.build_id).field(library.size);
+    shown.field(static_cast<std::uint64_t>(library.mtime_ns));
+  }
+  hash_pairs(hasher, versions);
+  hash_pairs(shown, versions);
+  const Digest128 digest = hasher.finish();
+  const Digest128 shown_digest = shown.finish();
+
+  // Every lookup of a device has the same identity; building its JSON (a dozen sanitized strings)
+  // was most of this function. A few identities per process at most; never destroyed (lookups
+  // may run while statics are torn down).
+  static auto* mutex = new std::mutex;
+  static auto* values = new std::vector<std::pair<Digest128, nlohmann::json>>;
+  {
+    std::lock_guard lock(*mutex);
+    for (const auto& [seen, value] : *values) {
+      if (seen == shown_digest) return {"compiler", digest, value};
+    }
+  }
+  nlohmann::json libraries_json = nlohmann::json::array();
+  for (const LibraryIdentity& library : libraries) {
     libraries_json.push_back({{"path", json_text(library.path)},
                               {"build_id", json_text(library.build_id)},
                               {"size", library.size},
                               {"mtime_ns", library.mtime_ns}});
   }
-  hash_pairs(hasher, versions);
   nlohmann::json value = {{"libraries", std::move(libraries_json)}, {"versions", pairs_json(versions)}};
-  return {"compiler", hasher.finish(), std::move(value)};
+  std::lock_guard lock(*mutex);
+  if (values->size() < 16) values->emplace_back(shown_digest, value);
+  return {"compiler", digest, std::move(value)};
 }
 
 nlohmann::json KeyRecord::to_json() const {

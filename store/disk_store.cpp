@@ -12,6 +12,7 @@ using store_detail::EntryCheck;
 using store_detail::EntryFootprint;
 using store_detail::EntryPaths;
 using store_detail::SizeLedger;
+using store_detail::write_temp_file;
 
 namespace {
 
@@ -19,10 +20,12 @@ namespace {
 // exist yet is an empty one). Refuses a root anyone but this user could change, since they could
 // plant binaries we would hand to the driver; root's own read-only shared cache is accepted in
 // read-only mode (docs/reliability.md, "Trust model").
+// `dir` may come already open and checked (open_trusted_root, by the caller that read the config
+// file from it): it is used as it is, not checked a second time.
 bool open_root(const std::filesystem::path& root, bool read_only, fileops::Dir* dir, bool* missing,
                std::string* error) {
   *missing = false;
-  RootCheck state = open_trusted_root(root, dir, error);
+  RootCheck state = dir->is_open() ? RootCheck::accepted : open_trusted_root(root, dir, error);
   if (state == RootCheck::missing) {
     if (read_only) {
       *missing = true;
@@ -59,10 +62,27 @@ void write_cachedir_tag(const fileops::Dir& root) {
       "# For information about cache directory tags see https://bford.info/cachedir/\n");
 }
 
-// Writes data to a new file in tmp/, recreating tmp/ (never the root: a root that vanished, an
-// unmounted disk say, must not reappear on another file system) if someone removed it.
-std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::string_view data,
-                                std::string_view suffix, std::filesystem::path* written) {
+LoadResult load_failure(LoadStatus status, std::string reason) {
+  LoadResult result;
+  result.status = status;
+  result.reason = std::move(reason);
+  return result;
+}
+
+SaveResult save_result(SaveStatus status, std::string reason) {
+  SaveResult result;
+  result.status = status;
+  result.reason = std::move(reason);
+  return result;
+}
+
+}  // namespace
+
+// Makes tmp/ when it is missing (the store's open makes none; someone may also have removed it),
+// never the root: a root that vanished, an unmounted disk say, must not reappear on another file
+// system.
+std::error_code store_detail::write_temp_file(const StoreLayout& layout, std::string_view data,
+                                             std::string_view suffix, std::filesystem::path* written) {
   std::error_code error;
   for (int attempt = 0; attempt < 3; ++attempt) {
     const auto path = layout.new_temp_file(suffix);
@@ -85,27 +105,11 @@ std::error_code write_temp_file(const store_detail::StoreLayout& layout, std::st
   return error;
 }
 
-LoadResult load_failure(LoadStatus status, std::string reason) {
-  LoadResult result;
-  result.status = status;
-  result.reason = std::move(reason);
-  return result;
-}
-
-SaveResult save_result(SaveStatus status, std::string reason) {
-  SaveResult result;
-  result.status = status;
-  result.reason = std::move(reason);
-  return result;
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------------------------------------
 // Public API: forwards to Impl and turns every exception into a status.
 
 std::unique_ptr<DiskStore> DiskStore::open(const std::filesystem::path& root, const StoreLimits& limits,
-                                           std::string* error) {
+                                           std::string* error, fileops::Dir* checked_root) {
   std::string ignored;
   if (error == nullptr) error = &ignored;
   try {
@@ -115,6 +119,7 @@ std::unique_ptr<DiskStore> DiskStore::open(const std::filesystem::path& root, co
       return nullptr;
     }
     fileops::Dir dir;
+    if (checked_root != nullptr) dir = std::move(*checked_root);
     bool missing = false;
     if (!open_root(root, limits.read_only, &dir, &missing, error)) return nullptr;
     if (missing) {
@@ -122,16 +127,11 @@ std::unique_ptr<DiskStore> DiskStore::open(const std::filesystem::path& root, co
       StoreLimits empty = limits;
       return std::unique_ptr<DiskStore>(new DiskStore(std::make_unique<Impl>(root, fileops::Dir(), empty)));
     }
-    auto impl = std::make_unique<Impl>(root, std::move(dir), limits);
-    if (!limits.read_only) {
-      (void)impl->layout.dir().make_dir(impl->layout.tmp_dir());
-      write_cachedir_tag(impl->layout.dir());
-      // Taking the ledger rebuilds a missing, corrupt or dirty size record now rather than in
-      // the middle of a save. Busy is fine: the next holder does it.
-      std::optional<SizeLedger> ledger;
-      (void)impl->begin_ledger(store_detail::kShortLockWait, &ledger);
-    }
-    return std::unique_ptr<DiskStore>(new DiskStore(std::move(impl)));
+    // Nothing else at open: a process that only hits never needs tmp/, CACHEDIR.TAG or the size
+    // record, and must not wait for size.lock (an eviction pass holds it for seconds) or rebuild
+    // a damaged record (a scan of the whole store) before its first lookup. The first save makes
+    // tmp/ and the tag; whoever next takes the size lock repairs the record.
+    return std::unique_ptr<DiskStore>(new DiskStore(std::make_unique<Impl>(root, std::move(dir), limits)));
   } catch (const std::exception& e) {
     *error = std::string("cannot open cache directory: ") + e.what();
   } catch (...) {
@@ -238,6 +238,7 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   store_detail::add_integrity_fields(&sidecar, key.hex(), binary);
   const std::string sidecar_bytes = store_detail::sidecar_text(sidecar);
 
+  if (!tag_written.exchange(true)) write_cachedir_tag(layout.dir());  // once per process, at the first save
   // The slow part, writing the bytes, happens before taking the lock.
   std::filesystem::path temp_binary, temp_sidecar;
   if (auto error = write_temp_file(layout, binary, ".bin.tmp", &temp_binary)) {

@@ -24,6 +24,10 @@
 
 namespace jitcache {
 
+namespace fileops {
+class Dir;
+}
+
 struct StoreLimits {
   std::uint64_t max_size = 1ull << 30;  // bytes (binary + sidecar) before eviction
   double low_water = 0.8;               // eviction goes down to max_size * low_water
@@ -99,9 +103,11 @@ class KeyLock {
 class DiskStore {
  public:
   // Creates the root 0700 if missing. Refuses (nullptr + error) a root that is not a directory,
-  // is owned by another user, or is writable by group/others.
+  // is owned by another user, or is writable by group/others. `checked_root`: the root already
+  // opened by open_trusted_root (store/root_check.hpp; taken over), so that it is not checked
+  // twice; null or closed to open and check it here.
   static std::unique_ptr<DiskStore> open(const std::filesystem::path& root, const StoreLimits& limits,
-                                         std::string* error);
+                                         std::string* error, fileops::Dir* checked_root = nullptr);
 
   const std::filesystem::path& root() const;
   const StoreLimits& limits() const;

@@ -2,6 +2,7 @@
 // store_maintenance.cpp (eviction, sweeping, verify, clear, listing).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -29,6 +30,11 @@ inline constexpr std::int64_t kQuarantineKeepNs = 7 * 24 * 3600 * kSecondNs;
 // is not over its size limit.
 inline constexpr std::int64_t kMaintenanceIntervalNs = 3600 * kSecondNs;
 
+// Writes data to a new file in tmp/ (layout.new_temp_file(suffix)), making tmp/ when it is
+// missing: the store's open does not make it (disk_store.cpp).
+std::error_code write_temp_file(const StoreLayout& layout, std::string_view data, std::string_view suffix,
+                                std::filesystem::path* written);
+
 // Locks the file that `path` names now, even when holders remove and recreate it (key_lock.cpp).
 std::error_code lock_current_file(const fileops::Dir& root, const std::filesystem::path& path,
                                   std::chrono::milliseconds wait, fileops::FileLock* out);
@@ -40,6 +46,7 @@ struct DiskStore::Impl {
 
   store_detail::StoreLayout layout;
   StoreLimits limits;
+  std::atomic<bool> tag_written{false};  // CACHEDIR.TAG: written by the first save, not at open
 
   std::error_code begin_ledger(std::chrono::milliseconds wait,
                                std::optional<store_detail::SizeLedger>* ledger) const {

@@ -231,7 +231,7 @@ std::error_code check_ancestors(const std::filesystem::path& path, std::string* 
   add_chain(start.parent_path());
   // The same after resolving symlinks: what the path really passes through.
   const std::filesystem::path resolved = std::filesystem::weakly_canonical(start.parent_path(), error);
-  if (!error) add_chain(resolved);
+  if (!error && resolved != start.parent_path()) add_chain(resolved);  // no symlink: the same chain
   for (const auto& folder : ancestors) {
     struct stat st {};
     if (::stat(folder.c_str(), &st) != 0) {

@@ -99,17 +99,10 @@ SaveResult DiskStore::Impl::save_inputs(std::string_view record, Digest128* dige
     return result.status = SaveStatus::skipped, result.reason = "inputs record larger than its cap", result;
   }
   const std::filesystem::path path = store_detail::input_record_path(*digest);
-  const std::filesystem::path temp = layout.new_temp_file(".rec.tmp");
-  fileops::File file;
-  if (auto error = fileops::File::create_exclusive(layout.dir(), temp, &file)) {
+  std::filesystem::path temp;
+  if (auto error = store_detail::write_temp_file(layout, record, ".rec.tmp", &temp)) {
     return result.reason = "cannot write temp inputs record: " + error.message(), result;
   }
-  if (auto error = file.write_all(record)) {
-    file.close();
-    (void)layout.dir().remove_file(temp);
-    return result.reason = "cannot write temp inputs record: " + error.message(), result;
-  }
-  file.close();
   std::optional<SizeLedger> ledger;
   if (auto error = begin_ledger(store_detail::kLongLockWait, &ledger)) {
     (void)layout.dir().remove_file(temp);

@@ -134,6 +134,29 @@ TEST(DeriveKey, LibraryWithoutBuildIdUsesSizeAndMtime) {
   EXPECT_NE(key_of(sample_program(), resized), key_of(sample_program(), sample_target()));
 }
 
+// The compiler component's value is built once per identity (a memo); what it records must
+// still be each identity's own, also where the key is the same (a build-id hides size and mtime).
+TEST(DeriveKey, CompilerValueIsEachIdentitysOwnEvenWhenTheKeyIsTheSame) {
+  const TargetIdentity original = sample_target();
+  TargetIdentity touched = sample_target();
+  touched.compiler.libraries[0].mtime_ns = 42;
+  touched.compiler.libraries[0].size = 999999;
+  // The value lists libraries by path: [1] is /usr/lib/libigdrcl.so, libraries[0] of the identity.
+  for (int round = 0; round < 2; ++round) {  // the second round is served from the memo
+    const KeyComponent before = component(derive_key(sample_program(), original), "compiler");
+    const KeyComponent after = component(derive_key(sample_program(), touched), "compiler");
+    EXPECT_EQ(before.digest, after.digest);
+    EXPECT_EQ(before.value["libraries"][1]["mtime_ns"], 111);
+    EXPECT_EQ(after.value["libraries"][1]["mtime_ns"], 42);
+    EXPECT_EQ(after.value["libraries"][1]["size"], 999999);
+    TargetIdentity rebuilt = sample_target();
+    rebuilt.compiler.libraries[0].build_id = "4567ef01";
+    const KeyComponent changed = component(derive_key(sample_program(), rebuilt), "compiler");
+    EXPECT_NE(changed.digest, before.digest);
+    EXPECT_EQ(changed.value["libraries"][1]["build_id"], "4567ef01");
+  }
+}
+
 TEST(DeriveKey, InputBytesAreHashedExactly) {
   ProgramInputs with_nul = sample_program();
   with_nul.kind = ProgramKind::il;

@@ -427,10 +427,16 @@ TEST_F(DiskStoreTest, SizeRecordIsRebuiltWhenMissingCorruptOrDirty) {
   EXPECT_TRUE(same_size(store->size(), truth)) << "dirty record";
   EXPECT_EQ(read_text(record), store_detail::format_size_record({truth, false}));
 
-  // Reopening also repairs it, before any operation.
-  write_text(record, store_detail::format_size_record({{123, 4}, true}));
+  // Opening leaves it alone (a process that only hits never takes the size lock, nor scans the
+  // store before its first lookup); a hit too; the first operation that takes the lock repairs it.
+  const std::string damaged = store_detail::format_size_record({{123, 4}, true});
+  write_text(record, damaged);
   store.reset();
   store = open_store();
+  EXPECT_EQ(read_text(record), damaged) << "opening the store rebuilt the size record";
+  ASSERT_EQ(store->load(key_of(0)).status, LoadStatus::hit);
+  EXPECT_EQ(read_text(record), damaged) << "a hit rebuilt the size record";
+  EXPECT_TRUE(same_size(store->size(), truth));
   EXPECT_EQ(read_text(record), store_detail::format_size_record({truth, false}));
 
   // A clean record is trusted (that is what makes size() O(1)); rescan_size() rewrites it.
@@ -805,6 +811,7 @@ TEST_F(DiskStoreTest, VerifyRepairsAWrongSizeRecord) {
 TEST_F(DiskStoreTest, EvictionSweepsStaleTempFiles) {
   auto store = open_store();
   const fs::path stale_tmp = root_ / "tmp" / "1-1-1.json.tmp";
+  fs::create_directories(stale_tmp.parent_path());  // left by an earlier process (opening makes no tmp/)
   write_text(stale_tmp, "x");
   set_mtime(stale_tmp, now_ns() - 2 * 3600 * kSecond);
   store->evict(std::numeric_limits<std::uint64_t>::max(), 0);

@@ -23,6 +23,7 @@
 #include "core/stats.hpp"
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
+#include "store/file_ops.hpp"
 
 namespace jitcache {
 namespace {
@@ -446,6 +447,47 @@ TEST_F(StoreTrust, RootOwnedSharedCacheServesOtherUsersReadOnly) {
     return store->load(key_of(1)).status == LoadStatus::hit ? 5 : 0;
   });
   EXPECT_EQ(tampered, 0);
+}
+
+// The engine checks the root once: the settings open it to read jitcache.conf and hand that fd to
+// the store. So the config and the entries come from one folder even when the path is swapped in
+// between, and a refused root is still refused by the store, with its reason.
+TEST_F(StoreTrust, SettingsHandTheRootTheyCheckedToTheStore) {
+  auto store = open_store();
+  write_file(root / "jitcache.conf", "max_size = 12345\n");
+  ::chmod((root / "jitcache.conf").c_str(), 0600);
+  store.reset();
+  const int status = in_child([&] {
+    ::unsetenv("JITCACHE_MAX_SIZE");
+    ::setenv("JITCACHE_DIR", root.c_str(), 1);
+    fileops::Dir checked;
+    const Settings settings = load_settings(&checked);
+    if (settings.max_size != 12345) return 3;
+    // The path now names another folder: the store keeps using the one the config came from.
+    fs::rename(root, base / "moved");
+    std::string error;
+    auto handed = DiskStore::open(settings.dir, StoreLimits{}, &error, &checked);
+    if (!handed) return 4;
+    if (handed->save(key_of(1), "binary", nullptr).status != SaveStatus::stored) return 5;
+    if (fs::exists(root)) return 6;  // a second folder made at the old path
+    return handed->load(key_of(1)).status == LoadStatus::hit ? 0 : 7;
+  });
+  EXPECT_EQ(status, 0);
+  EXPECT_TRUE(fs::exists(base / "moved" / "CACHEDIR.TAG"));
+
+  fs::rename(base / "moved", root);
+  ::chmod(root.c_str(), 0777);  // refused: nothing is handed over, and the store says why
+  const int refused = in_child([&] {
+    ::setenv("JITCACHE_DIR", root.c_str(), 1);
+    fileops::Dir checked;
+    const Settings settings = load_settings(&checked);
+    if (checked.is_open()) return 3;
+    std::string error;
+    if (DiskStore::open(settings.dir, StoreLimits{}, &error, &checked)) return 4;
+    return error.find("writable by group or others") != std::string::npos ? 0 : 5;
+  });
+  EXPECT_EQ(refused, 0);
+  ::chmod(root.c_str(), 0700);
 }
 
 TEST_F(StoreTrust, MaxSizeZeroMeansUnlimited) {
