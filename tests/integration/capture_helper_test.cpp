@@ -101,6 +101,7 @@ TEST_F(CaptureHelper, ByDefaultTheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllH
   ASSERT_EQ(first.helper_traces.size(), 2u);
   for (const auto& trace : first.helper_traces) {
     EXPECT_EQ(trace["capture_helper"]["for_pid"], first.traces.front()["pid"]) << trace.dump();
+    EXPECT_GT(trace["timings_us"]["load_check"].get<std::int64_t>(), 0) << "the helper loaded its binary back";
   }
   EXPECT_EQ(counter("capture_helper_started"), 2);
   EXPECT_EQ(counter("misses"), 2);
@@ -276,6 +277,57 @@ TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
   CachedRun warm_run = run_app(example());
   EXPECT_EQ(warm_run.result.out, plain.out);
   EXPECT_EQ(warm_run.verdicts["hit"], 2);
+}
+
+// Nothing a helper stores is unproven: it loads the bytes it is about to store in a context of its
+// own first. Bytes the driver cannot load (JITCACHE_TEST_HELPER_BREAKS_BINARY inverts their first
+// 16 bytes, PoCL's header, between the read and the check) are not stored, no lock is left behind,
+// and the app's next run builds them itself, correct, and stores them through its helpers.
+TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
+  RunResult plain = run_plain(example());
+  CachedRun broken = run_app(example(), {{"JITCACHE_TEST_HELPER_BREAKS_BINARY", "1"}});
+  expect_success(broken.result);
+  EXPECT_EQ(broken.result.out, plain.out);
+  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  EXPECT_EQ(counter("stores"), 0);
+  EXPECT_EQ(counter("capture_helper_unloadable"), 2);
+  EXPECT_EQ(counter("capture_helper_died"), 0);
+  ASSERT_EQ(broken.helper_traces.size(), 2u);
+  for (const auto& trace : broken.helper_traces) {
+    EXPECT_EQ(trace.value("verdict", ""), "failed") << trace.dump();
+    EXPECT_NE(trace.value("reason", "").find("did not load back"), std::string::npos) << trace.dump();
+  }
+  std::error_code ec;
+  for (const auto& file : fs::directory_iterator(cache / "locks", ec)) {
+    EXPECT_NE(file.path().extension(), ".lock") << "left behind: " << file.path();
+  }
+
+  CachedRun again = run_app(example());
+  expect_success(again.result);
+  EXPECT_EQ(again.result.out, plain.out);
+  EXPECT_EQ(again.verdicts["miss"], 2) << "a miss, not a stored entry the driver refused";
+  EXPECT_EQ(counter("stale_rejected"), 0);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  CachedRun warm_run = run_app(example());
+  EXPECT_EQ(warm_run.result.out, plain.out);
+  EXPECT_EQ(warm_run.verdicts["hit"], 2);
+}
+
+// A driver that takes the helper's child down while it loads the binary back stores nothing, and
+// the helper removes whatever its dead child may have left of the entry.
+TEST_F(CaptureHelper, AHelperThatDiesLoadingItsBinaryBackStoresNothing) {
+  RunResult plain = run_plain(example());
+  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "loading_back"}});
+  expect_success(killed.result);
+  EXPECT_EQ(killed.result.out, plain.out);
+  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  EXPECT_EQ(counter("capture_helper_died"), 2);
+
+  CachedRun again = run_app(example());
+  expect_success(again.result);
+  EXPECT_EQ(again.result.out, plain.out);
+  EXPECT_EQ(again.verdicts["miss"], 2);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
 }
 
 TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {

@@ -158,6 +158,14 @@ void count_helper_failure(const char* counter_name) {
   flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
 }
 
+// A child that died (a driver crash, the time limit) may have died anywhere, the store included:
+// whatever it left of its key's entry goes, so that no app loads bytes no child saw load back.
+// The lock is still held here: nobody reads the entry meanwhile.
+void remove_unproven_entry(const Settings& settings, const Digest128& key) {
+  std::string error;
+  if (std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error)) store->remove(key);
+}
+
 // The capture helper: its programs one by one, each built by a child of its own (a driver crash
 // or the time limit costs that program only). This process holds every handed build lock until
 // the program's child is done, so that a waiter finds the entry stored when it gets the lock.
@@ -195,7 +203,10 @@ int run_helper(const ReplayOptions& options) {
     while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     if (child < 0) count_helper_failure("capture_helper_failed");
-    if (child > 0 && WIFSIGNALED(status)) count_helper_failure("capture_helper_died");
+    if (child > 0 && WIFSIGNALED(status)) {
+      count_helper_failure("capture_helper_died");
+      if (key) remove_unproven_entry(settings, *key);
+    }
     held.release();  // removes the lock file: the entry is stored, or will be built again
   }
   return 0;
