@@ -183,6 +183,50 @@ TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
 
 // `auto` without a `jitcache` binary to run (a library copied alone, a build without the tool)
 // captures in the app, as `build`, instead of handing the entries to a helper that cannot start.
+// What a helper builds is what the app builds. PoCL puts two things in a binary that the build's
+// inputs do not decide: the path of its temporary source file, below POCL_CACHE_DIR (the app's
+// folder; the helper's private one, of another length), and, in a process's second and later
+// compiles, symbol names that LLVM's context numbered because an earlier program had them. With the
+// app's scratch folder as long as the helper's and the app's first program, the app's own entry
+// (capture = build) and the helper's have the same size and differ only in the bytes of the random
+// names (about 25 of some 78 000; a helper built with other options or for another device would
+// differ in thousands).
+TEST_F(CaptureHelper, AHelperBuildsTheBinaryTheAppsFirstBuildIs) {
+  auto scratch_like_the_helpers = [] {  // tools/commands/replay.cpp PrivateDriverScratch's pattern
+    std::string pattern = (fs::temp_directory_path() / "jitcache-replay-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+    return fs::path(pattern);
+  };
+  // The entry of the example's first program (vector_math.cl: vector_add, saxpy, transform_all).
+  auto first_program = [](const fs::path& root) {
+    for (const fs::path& binary : entry_binaries(root)) {
+      nlohmann::json meta = nlohmann::json::parse(read_text(fs::path(binary).replace_extension(".json")));
+      if (meta["kernel_names"].size() == 3) return binary;
+    }
+    return fs::path();
+  };
+  std::map<std::string, fs::path> entries;
+  for (const std::string capture : {"build", "auto"}) {
+    const fs::path scratch = scratch_like_the_helpers();
+    const fs::path root = tmp / ("cache-" + capture);
+    CachedRun ran = run_app(example(), {{"JITCACHE_CAPTURE", capture}, {"JITCACHE_DIR", root.string()},
+                                        {"POCL_CACHE_DIR", scratch.string()}});
+    expect_success(ran.result);
+    fs::remove_all(scratch);
+    entries[capture] = first_program(root);
+    ASSERT_FALSE(entries[capture].empty()) << capture;
+  }
+  nlohmann::json app_meta = nlohmann::json::parse(read_text(fs::path(entries["build"]).replace_extension(".json")));
+  nlohmann::json helper_meta = nlohmann::json::parse(read_text(fs::path(entries["auto"]).replace_extension(".json")));
+  EXPECT_EQ(fs::path(helper_meta.value("created_by", "")).filename(), "jitcache") << "built by a helper";
+  EXPECT_EQ(entries["build"].filename(), entries["auto"].filename()) << "one key";
+  const std::string app_binary = read_text(entries["build"]), helper_binary = read_text(entries["auto"]);
+  ASSERT_EQ(app_binary.size(), helper_binary.size());
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < app_binary.size(); ++i) differing += app_binary[i] != helper_binary[i];
+  EXPECT_LE(differing, 64u) << "of " << app_binary.size() << " bytes";
+}
+
 TEST_F(CaptureHelper, AutoWithoutAHelperBinaryCapturesInTheApp) {
   const std::map<std::string, std::string> no_helper = {{"JITCACHE_HELPER", (tmp / "no-such-jitcache").string()}};
   CachedRun first = run_app(example(), no_helper);
