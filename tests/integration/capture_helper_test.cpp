@@ -359,13 +359,20 @@ TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
 
 // A driver that takes the helper's child down while it loads the binary back stores nothing, and
 // the helper removes whatever its dead child may have left of the entry.
+// Its private PoCL scratch folder is its parent's (tools/lib/replay_scratch.hpp), removed once the
+// dead child is reaped: nothing is left in the temp dir either.
 TEST_F(CaptureHelper, AHelperThatDiesLoadingItsBinaryBackStoresNothing) {
   RunResult plain = run_plain(example());
-  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "loading_back"}});
+  const fs::path temp = tmp / "temp";
+  fs::create_directories(temp);
+  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "loading_back"}, {"TMPDIR", temp.string()}});
   expect_success(killed.result);
   EXPECT_EQ(killed.result.out, plain.out);
   EXPECT_EQ(entry_binaries(cache).size(), 0u);
   EXPECT_EQ(counter("capture_helper_died"), 2);
+  std::vector<std::string> left;
+  for (const auto& file : fs::directory_iterator(temp)) left.push_back(file.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{}) << "scratch folders of the dead children";
 
   CachedRun again = run_app(example());
   expect_success(again.result);
