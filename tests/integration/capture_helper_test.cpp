@@ -186,7 +186,7 @@ TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
 // What a helper builds is what the app builds. PoCL puts two things in a binary that the build's
 // inputs do not decide: the path of its temporary source file, below POCL_CACHE_DIR (the app's
 // folder; the helper's private one, of another length), and, in a process's second and later
-// compiles, symbol names that LLVM's context numbered because an earlier program had them. With the
+// compiles, another encoding of the same IR (llvm-dis shows the same module). With the
 // app's scratch folder as long as the helper's and the app's first program, the app's own entry
 // (capture = build) and the helper's have the same size and differ only in the bytes of the random
 // names (about 25 of some 78 000; a helper built with other options or for another device would

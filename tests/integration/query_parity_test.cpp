@@ -43,9 +43,9 @@ const std::vector<KnownDifference>& known_differences() {
        "the log names PoCL's temporary source file below POCL_CACHE_DIR: a capture helper's private folder's "
        "path is longer than the app's; the log's text is compared with the path masked (above)"},
       {std::regex("(CL_PROGRAM_BINARIES\\[[0-9]+\\]: )[0-9]+"), "$1(size varies)",
-       "a served compiled object answers PoCL's own re-serialization of the loaded object, whose symbol "
-       "names depend on what the process loaded into LLVM's context before (the helper-built programs of the "
-       "warm run: 24 bytes less than the app's); the stored object is the app's own",
+       "a served compiled object answers PoCL's own re-serialization of the loaded object, whose encoding "
+       "depends on what the process loaded before (after the helper-built programs of a warm run: 24 bytes less "
+       "than after the app's own); the stored object is the app's own",
        std::regex("^== compiled ")},
   };
   return list;
@@ -79,7 +79,7 @@ const std::regex& size_answer() {
 // inputs do not decide (docs/design-decisions.md, "What a helper builds is what the app builds"):
 // PoCL names its temporary source file (below POCL_CACHE_DIR: the app's folder, the helper's
 // private one, of another length) in the bitcode, and a program that is not its process's first
-// compile carries more of PoCL's library than its first (a helper compiles each program first).
+// compile is encoded larger (the same IR; a helper compiles each program first).
 // The served answer must then be exactly the stored entry's size.
 bool helper_built_size(const std::string& left, const std::string& right, const std::set<std::string>& helper_sizes) {
   std::smatch l, r;
