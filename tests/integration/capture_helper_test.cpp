@@ -69,6 +69,29 @@ class CaptureHelper : public ::testing::Test {
 
   std::vector<std::string> example() const { return {OPENCL_EXAMPLE, "--kernels", kernels.string()}; }
 
+  // A run whose helpers store nothing (`extra` breaks them): the app's own results are unaffected.
+  CachedRun run_storing_nothing(const RunResult& plain, std::map<std::string, std::string> extra) {
+    CachedRun ran = run_app(example(), std::move(extra));
+    EXPECT_EQ(ran.result.exit_code, 0) << ran.result.err;
+    EXPECT_EQ(ran.result.out, plain.out);
+    EXPECT_EQ(entry_binaries(cache).size(), 0u);
+    return ran;
+  }
+
+  // After a run whose helpers stored nothing: the next run misses both programs (no entry the
+  // driver could refuse), stays correct and its helpers store them; the one after hits both.
+  void expect_next_runs_miss_then_hit(const RunResult& plain) {
+    CachedRun again = run_app(example());
+    EXPECT_EQ(again.result.exit_code, 0) << again.result.err;
+    EXPECT_EQ(again.result.out, plain.out);
+    EXPECT_EQ(again.verdicts["miss"], 2) << "a miss, not a stored entry the driver refused";
+    EXPECT_EQ(counter("stale_rejected"), 0);
+    EXPECT_EQ(entry_binaries(cache).size(), 2u);
+    CachedRun warm_run = run_app(example());
+    EXPECT_EQ(warm_run.result.out, plain.out);
+    EXPECT_EQ(warm_run.verdicts["hit"], 2);
+  }
+
   bool has_pyopencl() { return run({"/usr/bin/python3", "-c", "import pyopencl"}).exit_code == 0; }
 };
 
@@ -306,21 +329,10 @@ TEST_F(CaptureHelper, WithHelperStartAtExitNoneStartsBeforeTheAppExits) {
 
 TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
   RunResult plain = run_plain(example());
-  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "after_build"}});
-  expect_success(killed.result);
-  EXPECT_EQ(killed.result.out, plain.out);
-  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_DIES", "after_build"}});
   EXPECT_EQ(counter("capture_helper_died"), 2);
 
-  CachedRun again = run_app(example());  // misses again; its helpers succeed
-  expect_success(again.result);
-  EXPECT_EQ(again.result.out, plain.out);
-  EXPECT_EQ(again.verdicts["miss"], 2);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
-
-  CachedRun warm_run = run_app(example());
-  EXPECT_EQ(warm_run.result.out, plain.out);
-  EXPECT_EQ(warm_run.verdicts["hit"], 2);
+  expect_next_runs_miss_then_hit(plain);
 }
 
 // Nothing a helper stores is unproven: it loads the bytes it is about to store in a context of its
@@ -329,10 +341,7 @@ TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
 // and the app's next run builds them itself, correct, and stores them through its helpers.
 TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
   RunResult plain = run_plain(example());
-  CachedRun broken = run_app(example(), {{"JITCACHE_TEST_HELPER_BREAKS_BINARY", "1"}});
-  expect_success(broken.result);
-  EXPECT_EQ(broken.result.out, plain.out);
-  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  CachedRun broken = run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_BREAKS_BINARY", "1"}});
   EXPECT_EQ(counter("stores"), 0);
   EXPECT_EQ(counter("capture_helper_unloadable"), 2);
   EXPECT_EQ(counter("capture_helper_died"), 0);
@@ -346,15 +355,7 @@ TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
     EXPECT_NE(file.path().extension(), ".lock") << "left behind: " << file.path();
   }
 
-  CachedRun again = run_app(example());
-  expect_success(again.result);
-  EXPECT_EQ(again.result.out, plain.out);
-  EXPECT_EQ(again.verdicts["miss"], 2) << "a miss, not a stored entry the driver refused";
-  EXPECT_EQ(counter("stale_rejected"), 0);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
-  CachedRun warm_run = run_app(example());
-  EXPECT_EQ(warm_run.result.out, plain.out);
-  EXPECT_EQ(warm_run.verdicts["hit"], 2);
+  expect_next_runs_miss_then_hit(plain);
 }
 
 // A driver that takes the helper's child down while it loads the binary back stores nothing, and
@@ -365,20 +366,12 @@ TEST_F(CaptureHelper, AHelperThatDiesLoadingItsBinaryBackStoresNothing) {
   RunResult plain = run_plain(example());
   const fs::path temp = tmp / "temp";
   fs::create_directories(temp);
-  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "loading_back"}, {"TMPDIR", temp.string()}});
-  expect_success(killed.result);
-  EXPECT_EQ(killed.result.out, plain.out);
-  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_DIES", "loading_back"}, {"TMPDIR", temp.string()}});
   EXPECT_EQ(counter("capture_helper_died"), 2);
   std::vector<std::string> left;
   for (const auto& file : fs::directory_iterator(temp)) left.push_back(file.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{}) << "scratch folders of the dead children";
-
-  CachedRun again = run_app(example());
-  expect_success(again.result);
-  EXPECT_EQ(again.result.out, plain.out);
-  EXPECT_EQ(again.verdicts["miss"], 2);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  expect_next_runs_miss_then_hit(plain);
 }
 
 TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {
