@@ -27,10 +27,12 @@ std::string check(cl_device_id device, const std::string& binary, const std::str
   cl_int status = CL_SUCCESS;
   cl_context context = create_context(nullptr, 1, &device, nullptr, nullptr, &status);
   if (!context || status != CL_SUCCESS) return "clCreateContext returned " + std::to_string(status);
+#if !defined(_WIN32)  // helpers are POSIX-only
   // Tests only: the helper's child dies while the driver loads its binary.
   if (const char* dies = std::getenv("JITCACHE_TEST_HELPER_DIES"); dies && std::string_view(dies) == "loading_back") {
     std::raise(SIGKILL);
   }
+#endif
   std::string why;
   // As an app's hit loads it (driver_quirks.hpp): with PoCL's kernel cache off the copy gets a
   // scratch folder of its own, so releasing it leaves the helper's built program its folder.
