@@ -170,8 +170,8 @@ int run_helper(const ReplayOptions& options) {
     if (job.handed_lock >= 0 && !(store && key && !store->adopt_key_lock(*key, job.handed_lock, true, &held))) {
       job.handed_lock = -1;  // not the key's lock (closed): the child takes the lock itself
     }
-    ReplayScratch scratch;  // removed once the child is reaped, however it ended
-    job.scratch = scratch.path().string();
+    auto scratch = std::make_unique<ReplayScratch>();  // removed once the child is reaped, however it ended
+    job.scratch = scratch->path().string();
     const pid_t child = ::fork();
     if (child == 0) {
       if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
@@ -188,7 +188,8 @@ int run_helper(const ReplayOptions& options) {
       count_helper_failure("capture_helper_died");
       if (key) remove_unproven_entry(settings, *key);
     }
-    held.release();  // removes the lock file: the entry is stored, or will be built again
+    scratch.reset();  // before the lock: whoever waits for the key finds nothing of this build left
+    held.release();   // removes the lock file: the entry is stored, or will be built again
   }
   return 0;
 }
