@@ -594,6 +594,10 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   lookup.timings.build_us = build_us;
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   auto lock = std::make_shared<KeyLock>(keep_build_lock(pending->claim));  // handed to the helper
+  // A rebuild after the driver refused a hit has no claim (a hit takes no build lock): take the
+  // key's lock now, if free, so that the helper holds it from its start as for a miss, and nobody
+  // builds the key again while it does.
+  if (!lock->held()) (void)store_->lock_key(pending->key.key, std::chrono::milliseconds(0), lock.get());
   BackgroundWriter::instance().post([this, pending, lock] {
     std::string why;
     std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);

@@ -69,6 +69,20 @@ class CaptureHelper : public ::testing::Test {
 
   std::vector<std::string> example() const { return {OPENCL_EXAMPLE, "--kernels", kernels.string()}; }
 
+  // How many of the cache's build locks someone holds now.
+  int held_locks() const {
+    int held = 0;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
+      if (entry.path().extension() != ".lock") continue;
+      const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) ++held;
+      ::close(fd);
+    }
+    return held;
+  }
+
   // A run whose helpers store nothing (`extra` breaks them): the app's own results are unaffected.
   CachedRun run_storing_nothing(const RunResult& plain, std::map<std::string, std::string> extra) {
     CachedRun ran = run_app(example(), std::move(extra));
@@ -161,22 +175,44 @@ TEST_F(CaptureHelper, WhenTheAppExitsItsHelpersHoldTheLockOfEveryKeyItMissed) {
   CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
   expect_success(first.result);
   ASSERT_EQ(captured_outside(first), 2);
-  int held = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
-    if (entry.path().extension() != ".lock") continue;
-    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) ++held;
-    ::close(fd);
-  }
-  EXPECT_EQ(held, 2);
+  EXPECT_EQ(held_locks(), 2);
   EXPECT_EQ(entry_binaries(cache).size(), 0u);
   ASSERT_EQ(::write(gate, "go", 2), 2);  // one byte for each paused helper
   CachedRun second = run_app(example(), {}, false);
   ::close(gate);
   expect_success(second.result);
   EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+// The same for a key whose entry the driver refused: the app's lookup hit (no build lock taken),
+// the driver rejected the binary, the app rebuilt it and handed it to a helper. The helper must
+// hold the key's lock from its start too: before, it took the lock only when its child came to
+// build, so a run started right after the app exited (or the tests' wait for helpers) found no lock
+// and no entry, and built the key again while the helper stored it.
+TEST_F(CaptureHelper, AKeyRebuiltAfterTheDriverRefusedItsEntryIsHandedOverWithItsLock) {
+  expect_success(run_app(example()).result);
+  ASSERT_EQ(entry_binaries(cache).size(), 2u);
+  fs::remove(cache / "size");  // the sidecars change size: the next writer rescans
+  for (const fs::path& binary : entry_binaries(cache)) {  // an answers record of another version: refused
+    const fs::path sidecar = fs::path(binary).replace_extension(".json");
+    nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
+    meta["answers"]["version"] = 99;
+    write_text(sidecar, meta.dump());
+  }
+  const fs::path fifo = tmp / "helper-gate";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(gate, 0);
+  CachedRun stale = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  expect_success(stale.result);
+  EXPECT_EQ(stale.verdicts["stale"], 2);
+  EXPECT_EQ(captured_outside(stale), 2);
+  EXPECT_EQ(held_locks(), 2);
+  ASSERT_EQ(::write(gate, "go", 2), 2);
+  CachedRun next = run_app(example(), {}, false);
+  ::close(gate);
+  expect_success(next.result);
+  EXPECT_EQ(next.verdicts["hit"], 2) << next.result.err;
 }
 
 // The app's PoCL scratch folder may be gone when its helpers build (a throw-away POCL_CACHE_DIR
