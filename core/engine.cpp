@@ -516,6 +516,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   if (refused_changed_input(lookup, result)) return;
   count(capture_helper_mark() ? "captured_by_helper" : counter::miss);
   lookup.timings.build_us = result.build_us;
+  lookup.timings.load_check_us = result.load_check_us;
   nlohmann::json sidecar = {
       {"schema", kKeySchemaVersion},
       {"api", to_string(lookup.program->api)},
@@ -594,6 +595,10 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   lookup.timings.build_us = build_us;
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   auto lock = std::make_shared<KeyLock>(keep_build_lock(pending->claim));  // handed to the helper
+  // A rebuild after the driver refused a hit has no claim (a hit takes no build lock): take the
+  // key's lock now, if free, so that the helper holds it from its start as for a miss, and nobody
+  // builds the key again while it does.
+  if (!lock->held()) (void)store_->lock_key(pending->key.key, std::chrono::milliseconds(0), lock.get());
   BackgroundWriter::instance().post([this, pending, lock] {
     std::string why;
     std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);
@@ -642,7 +647,20 @@ void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) 
   count(counter::uncacheable_prefix + counter_slug(reason));
   log_info(reason + " (" + lookup.key.key.hex() + ")");
   lookup.timings.build_us = result.build_us;
-  lookup.verdict = Verdict::uncacheable;
+  end_unstored(lookup, Verdict::uncacheable, std::move(reason));
+}
+
+void Engine::unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t load_check_us, const std::string& why) {
+  count(counter::capture_helper_unloadable);
+  log_warning("the capture helper's binary did not load back; not stored, the app builds it again (" +
+              lookup.key.key.hex() + "): " + why);
+  lookup.timings.build_us = build_us;
+  lookup.timings.load_check_us = load_check_us;
+  end_unstored(lookup, Verdict::failed, "built, but its binary did not load back: " + why);
+}
+
+void Engine::end_unstored(Lookup& lookup, Verdict verdict, std::string reason) {
+  lookup.verdict = verdict;
   lookup.reason = std::move(reason);
   if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
   if (remote_) remote_->abandon(lookup.key.key);
@@ -712,7 +730,8 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
         {"load", lookup.timings.load_us},
         {"build", lookup.timings.build_us},
         {"store", lookup.timings.store_us},
-        {"wait", lookup.timings.wait_us}}},
+        {"wait", lookup.timings.wait_us},
+        {"load_check", lookup.timings.load_check_us}}},
   };
   if (const CaptureHelperMark* helper = capture_helper_mark()) {
     // The helper's work made visible (explain, the tests): for whom, and when it ran.

@@ -45,6 +45,7 @@ struct Timings {
   std::uint64_t build_us = 0;   // the real build
   std::uint64_t store_us = 0;   // background store
   std::uint64_t wait_us = 0;    // waiting for another thread or process building the same key
+  std::uint64_t load_check_us = 0;  // a capture helper loading its binary back before the store
 };
 
 // What the adapter read back after a successful real build.
@@ -59,6 +60,8 @@ struct BuildResult {
   // Read when the app was done with the program (capture = release, recapture): the binary holds
   // the code the driver generated lazily while the app ran. Recorded as "captured_after_use".
   bool captured_after_use = false;
+  // A capture helper loaded the binary back before storing it (shim/opencl/load_back.hpp): how long that took.
+  std::uint64_t load_check_us = 0;
 };
 
 // Sidecars keep the build log up to this many bytes.
@@ -164,6 +167,9 @@ class Engine {
   bool adopt_build_lock(const Digest128& key, std::intptr_t handle, std::string* why);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
+  // A capture helper's binary did not load back (`why`): nothing is stored, the key stays a miss
+  // for the app's next build; one warning, counted capture_helper_unloadable, the reason traced.
+  void unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t load_check_us, const std::string& why);
   // The build cannot be cached at all.
   void uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason);
 
@@ -186,6 +192,9 @@ class Engine {
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
   // uncacheable; the app keeps using what it built.
   void not_stored(Lookup& lookup, BuildResult result, std::string reason);
+  // Ends a built lookup whose binary is not stored: no memory-tier entry, no remote lease, waiters
+  // retry; the trace is written in the background.
+  void end_unstored(Lookup& lookup, Verdict verdict, std::string reason);
   // A header changed after it was hashed (the build may have read another version): not_stored,
   // true. Checked before anything is stored, in the app or by a helper.
   bool refused_changed_input(Lookup& lookup, BuildResult& result);

@@ -28,6 +28,8 @@ inline constexpr const char* bytes_stored = "bytes_stored";
 inline constexpr const char* time_saved_us = "time_saved_us";  // recorded compile time - load time
 inline constexpr const char* entry_refreshed = "entries_refreshed";  // recapture: rebuilt once and stored after use
 inline constexpr const char* uncacheable_prefix = "uncacheable.";
+// A capture helper's binary that did not load back in a fresh context: not stored (load_back.hpp).
+inline constexpr const char* capture_helper_unloadable = "capture_helper_unloadable";
 // Remote tier (hits are hit_remote above); see docs/remote.md.
 inline constexpr const char* remote_miss = "remote_misses";
 inline constexpr const char* remote_store = "remote_stores";

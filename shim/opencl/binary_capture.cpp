@@ -11,6 +11,7 @@
 #include <unistd.h>
 #endif
 
+#include "core/capture_helper_mark.hpp"
 #include "core/log.hpp"
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"  // helpers are POSIX-only
@@ -18,6 +19,7 @@
 #include "core/stats.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/entry_refresh.hpp"
+#include "shim/opencl/load_back.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/recorded_queries.hpp"
@@ -72,8 +74,17 @@ void store(BuiltProgram& built, bool after_use) {
       built.engine->remember(lookup, std::move(value));
     }
     if (built.refresh && after_use) count(counter::entry_refreshed);
+    std::uint64_t load_check_us = 0;
+    if (capture_helper_mark()) {  // a helper proves the bytes load before every app gets them (load_back.hpp)
+      break_binary_for_tests(binaries[d]);
+      std::string why = load_back(built.devices[d], binaries[d], lookup.program->options, kernel_names, &load_check_us);
+      if (!why.empty()) {
+        built.engine->unloadable(lookup, built.build_us, load_check_us, why);
+        continue;
+      }
+    }
     built.engine->built(lookup, {std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]), built.build_us,
-                                 std::move(recorded.answers[d]), after_use});
+                                 std::move(recorded.answers[d]), after_use, load_check_us});
   }
 }
 

@@ -69,6 +69,43 @@ class CaptureHelper : public ::testing::Test {
 
   std::vector<std::string> example() const { return {OPENCL_EXAMPLE, "--kernels", kernels.string()}; }
 
+  // How many of the cache's build locks someone holds now.
+  int held_locks() const {
+    int held = 0;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
+      if (entry.path().extension() != ".lock") continue;
+      const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) ++held;
+      ::close(fd);
+    }
+    return held;
+  }
+
+  // A run whose helpers store nothing (`extra` breaks them): the app's own results are unaffected.
+  CachedRun run_storing_nothing(const RunResult& plain, std::map<std::string, std::string> extra) {
+    CachedRun ran = run_app(example(), std::move(extra));
+    EXPECT_EQ(ran.result.exit_code, 0) << ran.result.err;
+    EXPECT_EQ(ran.result.out, plain.out);
+    EXPECT_EQ(entry_binaries(cache).size(), 0u);
+    return ran;
+  }
+
+  // After a run whose helpers stored nothing: the next run misses both programs (no entry the
+  // driver could refuse), stays correct and its helpers store them; the one after hits both.
+  void expect_next_runs_miss_then_hit(const RunResult& plain) {
+    CachedRun again = run_app(example());
+    EXPECT_EQ(again.result.exit_code, 0) << again.result.err;
+    EXPECT_EQ(again.result.out, plain.out);
+    EXPECT_EQ(again.verdicts["miss"], 2) << "a miss, not a stored entry the driver refused";
+    EXPECT_EQ(counter("stale_rejected"), 0);
+    EXPECT_EQ(entry_binaries(cache).size(), 2u);
+    CachedRun warm_run = run_app(example());
+    EXPECT_EQ(warm_run.result.out, plain.out);
+    EXPECT_EQ(warm_run.verdicts["hit"], 2);
+  }
+
   bool has_pyopencl() { return run({"/usr/bin/python3", "-c", "import pyopencl"}).exit_code == 0; }
 };
 
@@ -101,6 +138,7 @@ TEST_F(CaptureHelper, ByDefaultTheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllH
   ASSERT_EQ(first.helper_traces.size(), 2u);
   for (const auto& trace : first.helper_traces) {
     EXPECT_EQ(trace["capture_helper"]["for_pid"], first.traces.front()["pid"]) << trace.dump();
+    EXPECT_GT(trace["timings_us"]["load_check"].get<std::int64_t>(), 0) << "the helper loaded its binary back";
   }
   EXPECT_EQ(counter("capture_helper_started"), 2);
   EXPECT_EQ(counter("misses"), 2);
@@ -137,22 +175,44 @@ TEST_F(CaptureHelper, WhenTheAppExitsItsHelpersHoldTheLockOfEveryKeyItMissed) {
   CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
   expect_success(first.result);
   ASSERT_EQ(captured_outside(first), 2);
-  int held = 0;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
-    if (entry.path().extension() != ".lock") continue;
-    const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) ++held;
-    ::close(fd);
-  }
-  EXPECT_EQ(held, 2);
+  EXPECT_EQ(held_locks(), 2);
   EXPECT_EQ(entry_binaries(cache).size(), 0u);
   ASSERT_EQ(::write(gate, "go", 2), 2);  // one byte for each paused helper
   CachedRun second = run_app(example(), {}, false);
   ::close(gate);
   expect_success(second.result);
   EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+// The same for a key whose entry the driver refused: the app's lookup hit (no build lock taken),
+// the driver rejected the binary, the app rebuilt it and handed it to a helper. The helper must
+// hold the key's lock from its start too: before, it took the lock only when its child came to
+// build, so a run started right after the app exited (or the tests' wait for helpers) found no lock
+// and no entry, and built the key again while the helper stored it.
+TEST_F(CaptureHelper, AKeyRebuiltAfterTheDriverRefusedItsEntryIsHandedOverWithItsLock) {
+  expect_success(run_app(example()).result);
+  ASSERT_EQ(entry_binaries(cache).size(), 2u);
+  fs::remove(cache / "size");  // the sidecars change size: the next writer rescans
+  for (const fs::path& binary : entry_binaries(cache)) {  // an answers record of another version: refused
+    const fs::path sidecar = fs::path(binary).replace_extension(".json");
+    nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
+    meta["answers"]["version"] = 99;
+    write_text(sidecar, meta.dump());
+  }
+  const fs::path fifo = tmp / "helper-gate";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(gate, 0);
+  CachedRun stale = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  expect_success(stale.result);
+  EXPECT_EQ(stale.verdicts["stale"], 2);
+  EXPECT_EQ(captured_outside(stale), 2);
+  EXPECT_EQ(held_locks(), 2);
+  ASSERT_EQ(::write(gate, "go", 2), 2);
+  CachedRun next = run_app(example(), {}, false);
+  ::close(gate);
+  expect_success(next.result);
+  EXPECT_EQ(next.verdicts["hit"], 2) << next.result.err;
 }
 
 // The app's PoCL scratch folder may be gone when its helpers build (a throw-away POCL_CACHE_DIR
@@ -182,6 +242,50 @@ TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
 
 // `auto` without a `jitcache` binary to run (a library copied alone, a build without the tool)
 // captures in the app, as `build`, instead of handing the entries to a helper that cannot start.
+// What a helper builds is what the app builds. PoCL puts two things in a binary that the build's
+// inputs do not decide: the path of its temporary source file, below POCL_CACHE_DIR (the app's
+// folder; the helper's private one, of another length), and, in a process's second and later
+// compiles, another encoding of the same IR (llvm-dis shows the same module). With the
+// app's scratch folder as long as the helper's and the app's first program, the app's own entry
+// (capture = build) and the helper's have the same size and differ only in the bytes of the random
+// names (about 25 of some 78 000; a helper built with other options or for another device would
+// differ in thousands).
+TEST_F(CaptureHelper, AHelperBuildsTheBinaryTheAppsFirstBuildIs) {
+  auto scratch_like_the_helpers = [] {  // tools/commands/replay.cpp PrivateDriverScratch's pattern
+    std::string pattern = (fs::temp_directory_path() / "jitcache-replay-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+    return fs::path(pattern);
+  };
+  // The entry of the example's first program (vector_math.cl: vector_add, saxpy, transform_all).
+  auto first_program = [](const fs::path& root) {
+    for (const fs::path& binary : entry_binaries(root)) {
+      nlohmann::json meta = nlohmann::json::parse(read_text(fs::path(binary).replace_extension(".json")));
+      if (meta["kernel_names"].size() == 3) return binary;
+    }
+    return fs::path();
+  };
+  std::map<std::string, fs::path> entries;
+  for (const std::string capture : {"build", "auto"}) {
+    const fs::path scratch = scratch_like_the_helpers();
+    const fs::path root = tmp / ("cache-" + capture);
+    CachedRun ran = run_app(example(), {{"JITCACHE_CAPTURE", capture}, {"JITCACHE_DIR", root.string()},
+                                        {"POCL_CACHE_DIR", scratch.string()}});
+    expect_success(ran.result);
+    fs::remove_all(scratch);
+    entries[capture] = first_program(root);
+    ASSERT_FALSE(entries[capture].empty()) << capture;
+  }
+  nlohmann::json app_meta = nlohmann::json::parse(read_text(fs::path(entries["build"]).replace_extension(".json")));
+  nlohmann::json helper_meta = nlohmann::json::parse(read_text(fs::path(entries["auto"]).replace_extension(".json")));
+  EXPECT_EQ(fs::path(helper_meta.value("created_by", "")).filename(), "jitcache") << "built by a helper";
+  EXPECT_EQ(entries["build"].filename(), entries["auto"].filename()) << "one key";
+  const std::string app_binary = read_text(entries["build"]), helper_binary = read_text(entries["auto"]);
+  ASSERT_EQ(app_binary.size(), helper_binary.size());
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < app_binary.size(); ++i) differing += app_binary[i] != helper_binary[i];
+  EXPECT_LE(differing, 64u) << "of " << app_binary.size() << " bytes";
+}
+
 TEST_F(CaptureHelper, AutoWithoutAHelperBinaryCapturesInTheApp) {
   const std::map<std::string, std::string> no_helper = {{"JITCACHE_HELPER", (tmp / "no-such-jitcache").string()}};
   CachedRun first = run_app(example(), no_helper);
@@ -261,21 +365,49 @@ TEST_F(CaptureHelper, WithHelperStartAtExitNoneStartsBeforeTheAppExits) {
 
 TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
   RunResult plain = run_plain(example());
-  CachedRun killed = run_app(example(), {{"JITCACHE_TEST_HELPER_DIES", "after_build"}});
-  expect_success(killed.result);
-  EXPECT_EQ(killed.result.out, plain.out);
-  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_DIES", "after_build"}});
   EXPECT_EQ(counter("capture_helper_died"), 2);
 
-  CachedRun again = run_app(example());  // misses again; its helpers succeed
-  expect_success(again.result);
-  EXPECT_EQ(again.result.out, plain.out);
-  EXPECT_EQ(again.verdicts["miss"], 2);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  expect_next_runs_miss_then_hit(plain);
+}
 
-  CachedRun warm_run = run_app(example());
-  EXPECT_EQ(warm_run.result.out, plain.out);
-  EXPECT_EQ(warm_run.verdicts["hit"], 2);
+// Nothing a helper stores is unproven: it loads the bytes it is about to store in a context of its
+// own first. Bytes the driver cannot load (JITCACHE_TEST_HELPER_BREAKS_BINARY inverts their first
+// 16 bytes, PoCL's header, between the read and the check) are not stored, no lock is left behind,
+// and the app's next run builds them itself, correct, and stores them through its helpers.
+TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
+  RunResult plain = run_plain(example());
+  CachedRun broken = run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_BREAKS_BINARY", "1"}});
+  EXPECT_EQ(counter("stores"), 0);
+  EXPECT_EQ(counter("capture_helper_unloadable"), 2);
+  EXPECT_EQ(counter("capture_helper_died"), 0);
+  ASSERT_EQ(broken.helper_traces.size(), 2u);
+  for (const auto& trace : broken.helper_traces) {
+    EXPECT_EQ(trace.value("verdict", ""), "failed") << trace.dump();
+    EXPECT_NE(trace.value("reason", "").find("did not load back"), std::string::npos) << trace.dump();
+  }
+  std::error_code ec;
+  for (const auto& file : fs::directory_iterator(cache / "locks", ec)) {
+    EXPECT_NE(file.path().extension(), ".lock") << "left behind: " << file.path();
+  }
+
+  expect_next_runs_miss_then_hit(plain);
+}
+
+// A driver that takes the helper's child down while it loads the binary back stores nothing, and
+// the helper removes whatever its dead child may have left of the entry.
+// Its private PoCL scratch folder is its parent's (tools/lib/replay_scratch.hpp), removed once the
+// dead child is reaped: nothing is left in the temp dir either.
+TEST_F(CaptureHelper, AHelperThatDiesLoadingItsBinaryBackStoresNothing) {
+  RunResult plain = run_plain(example());
+  const fs::path temp = tmp / "temp";
+  fs::create_directories(temp);
+  run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_DIES", "loading_back"}, {"TMPDIR", temp.string()}});
+  EXPECT_EQ(counter("capture_helper_died"), 2);
+  std::vector<std::string> left;
+  for (const auto& file : fs::directory_iterator(temp)) left.push_back(file.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{}) << "scratch folders of the dead children";
+  expect_next_runs_miss_then_hit(plain);
 }
 
 TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {

@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "test_support.hpp"
@@ -38,6 +39,14 @@ const std::vector<KnownDifference>& known_differences() {
        "PoCL's binary of a second identical build in one process is larger than the first's (it carries more of "
        "PoCL's generated code); the cache serves the first build's binary, a valid binary of the same program",
        std::regex("^== attributes again$")},
+      {std::regex("(CL_PROGRAM_BUILD_LOG: size )[0-9]+"), "$1(size varies with the path)",
+       "the log names PoCL's temporary source file below POCL_CACHE_DIR: a capture helper's private folder's "
+       "path is longer than the app's; the log's text is compared with the path masked (above)"},
+      {std::regex("(CL_PROGRAM_BINARIES\\[[0-9]+\\]: )[0-9]+"), "$1(size varies)",
+       "a served compiled object answers PoCL's own re-serialization of the loaded object, whose encoding "
+       "depends on what the process loaded before (after the helper-built programs of a warm run: 24 bytes less "
+       "than after the app's own); the stored object is the app's own",
+       std::regex("^== compiled ")},
   };
   return list;
 }
@@ -58,15 +67,38 @@ std::vector<std::string> compared_lines(const std::string& out) {
   return lines;
 }
 
+// A binary size answer ("CL_PROGRAM_BINARY_SIZES: size 0 = 49397", "CL_PROGRAM_BINARIES[0]: 49397 ..."):
+// what precedes the size, and the size.
+const std::regex& size_answer() {
+  static const std::regex pattern("^(.*(?:CL_PROGRAM_BINARY_SIZES: size [0-9]+ = |CL_PROGRAM_BINARIES\\[[0-9]+\\]: ))([0-9]+)(.*)$");
+  return pattern;
+}
+
+// Whether `left` and `right` are the same size answer but for a size that is a helper-built entry's.
+// A capture helper's PoCL binary is not byte for byte the app's own, for two reasons the build's
+// inputs do not decide (docs/design-decisions.md, "What a helper builds is what the app builds"):
+// PoCL names its temporary source file (below POCL_CACHE_DIR: the app's folder, the helper's
+// private one, of another length) in the bitcode, and a program that is not its process's first
+// compile is encoded larger (the same IR; a helper compiles each program first).
+// The served answer must then be exactly the stored entry's size.
+bool helper_built_size(const std::string& left, const std::string& right, const std::set<std::string>& helper_sizes) {
+  std::smatch l, r;
+  return std::regex_match(left, l, size_answer()) && std::regex_match(right, r, size_answer()) && l[1] == r[1] &&
+         l[3] == r[3] && helper_sizes.count(r[2].str()) > 0;
+}
+
 // Every differing line, with the one before it that names the program or kernel.
-std::string differences(const std::string& expected, const std::string& actual) {
+std::string differences(const std::string& expected, const std::string& actual,
+                        const std::set<std::string>& helper_sizes = {}) {
   std::vector<std::string> a = compared_lines(expected), b = compared_lines(actual);
   std::string report;
   std::string section;
   for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
     std::string left = i < a.size() ? a[i] : "(missing)", right = i < b.size() ? b[i] : "(missing)";
     if (left.rfind("== ", 0) == 0 || left.rfind("kernel ", 0) == 0) section = left;
-    if (left != right) report += "[" + section + "]\n  expected: " + left + "\n  actual:   " + right + "\n";
+    if (left != right && !helper_built_size(left, right, helper_sizes)) {
+      report += "[" + section + "]\n  expected: " + left + "\n  actual:   " + right + "\n";
+    }
   }
   return report;
 }
@@ -89,11 +121,10 @@ class QueryParity : public ::testing::Test {
 
   RunOptions options(const std::map<std::string, std::string>& extra, bool cached) {
     RunOptions run_options;
-    // capture = build: parity includes CL_PROGRAM_BINARY_SIZES, and a binary a capture helper
-    // built (another process, PoCL state of its own) is 24..116 bytes off the app's own on PoCL
-    // (not yet understood: /work/notes/defaults.md). The helper path's answers are checked by
-    // capture_helper_test.
-    run_options.env = {{"POCL_KERNEL_CACHE", "0"}, {"JITCACHE_CAPTURE", "build"}};
+    // The default capture (a helper on PoCL): a helper-built entry's binary size may differ from
+    // the app's own (helper_built_size); CaptureHelper.AHelperBuildsTheBinaryTheAppsFirstBuildIs
+    // shows by how much and why.
+    run_options.env = {{"POCL_KERNEL_CACHE", "0"}};
     run_options.unset = {"LD_PRELOAD", "OPENCL_LAYERS"};
     if (cached) {
       run_options.env["JITCACHE_DIR"] = cache.string();
@@ -102,6 +133,18 @@ class QueryParity : public ::testing::Test {
     }
     for (const auto& [name, value] : extra) run_options.env[name] = value;
     return run_options;
+  }
+
+  // The binary sizes of the entries a capture helper stored (their sidecar's created_by is the tool).
+  std::set<std::string> helper_sizes() {
+    std::set<std::string> sizes;
+    for (const fs::path& binary : entry_binaries(cache)) {
+      nlohmann::json meta = nlohmann::json::parse(read_text(fs::path(binary).replace_extension(".json")), nullptr, false);
+      if (meta.is_object() && fs::path(meta.value("created_by", "")).filename() == "jitcache") {
+        sizes.insert(std::to_string(meta.value("binary_size", std::uint64_t{0})));
+      }
+    }
+    return sizes;
   }
 
   CachedRun run_cached(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra) {
@@ -146,7 +189,7 @@ class QueryParity : public ::testing::Test {
     CachedRun warm = run_traced(argv, warm_options, warm_traces);
     ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
     EXPECT_EQ(warm.verdicts["hit"], builds + repeats) << kinds(warm);
-    EXPECT_EQ(differences(plain.out, warm.result.out), "") << "warm run";
+    EXPECT_EQ(differences(plain.out, warm.result.out, helper_sizes()), "") << "warm run";
   }
 };
 
@@ -218,7 +261,7 @@ TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
     EXPECT_EQ(differences(plain.out, rebuilt.result.out), "");
     CachedRun served = run_cached(app, {});  // the rebuilt entry carries a good record again
     EXPECT_EQ(served.verdicts["hit"], 1) << kinds(served);
-    EXPECT_EQ(differences(plain.out, served.result.out), "");
+    EXPECT_EQ(differences(plain.out, served.result.out, helper_sizes()), "");
   }
 
   // Level Zero: its record is checked the same way.

@@ -18,6 +18,7 @@
 #include "shim/level_zero/replay.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/replay_scratch.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
@@ -35,6 +36,7 @@ struct ReplayOptions {
   std::int64_t for_pid = 0;       // helper: the app it works for
   bool at_exit = false;           // helper: started by the app's exit flush
   std::intptr_t handed_lock = -1;  // helper's child: the key's build lock, inherited
+  std::string scratch;  // the PoCL scratch folder its parent made for it (tools/lib/replay_scratch.hpp)
 };
 
 nlohmann::json result_json(const ReplayResult& result) {
@@ -54,31 +56,6 @@ void report(int fd, const nlohmann::json& result) {
     written += static_cast<std::size_t>(n);
   }
 }
-
-// The app's PoCL scratch folder (POCL_CACHE_DIR) may be gone or unusable when its helper builds:
-// harnesses and batch jobs remove a throw-away one when the app exits, even while a helper builds
-// in it (PoCL then fails, or packs a partial binary). A replay builds in a private folder of its
-// own, removed when it is done. Other drivers ignore the variable; when the user keys it
-// (env_keys), enter_recorded_context sets the recorded value instead.
-class PrivateDriverScratch {
- public:
-  PrivateDriverScratch() {
-    std::error_code error;
-    std::string pattern = (std::filesystem::temp_directory_path(error) / "jitcache-replay-XXXXXX").string();
-    if (error || !::mkdtemp(pattern.data())) return;  // the inherited folder, as before
-    path_ = pattern;
-    platform::set_environment("POCL_CACHE_DIR", path_.string());
-  }
-  ~PrivateDriverScratch() {
-    std::error_code error;
-    if (!path_.empty()) std::filesystem::remove_all(path_, error);
-  }
-  PrivateDriverScratch(const PrivateDriverScratch&) = delete;
-  PrivateDriverScratch& operator=(const PrivateDriverScratch&) = delete;
-
- private:
-  std::filesystem::path path_;
-};
 
 ReplayResult failure(std::string reason) {
   ReplayResult result;
@@ -118,7 +95,9 @@ ReplayResult replay_one(const ReplayOptions& options) {
     if (!request.expected_key) return failure("--expect-key is not a key");
   }
   store.reset();
-  PrivateDriverScratch scratch;
+  // Other drivers ignore the variable; when the user keys it (env_keys), enter_recorded_context
+  // sets the recorded value instead. Without a folder (none could be made): the inherited one.
+  if (!options.scratch.empty()) platform::set_environment("POCL_CACHE_DIR", options.scratch);
   if (!enter_recorded_context(*inputs, &why)) return failure(why);
   std::unique_ptr<ReplayAdapter> adapter =
       inputs->api == Api::level_zero ? level_zero::replay_adapter() : opencl::replay_adapter();
@@ -158,6 +137,14 @@ void count_helper_failure(const char* counter_name) {
   flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
 }
 
+// A child that died (a driver crash, the time limit) may have died anywhere, the store included:
+// whatever it left of its key's entry goes, so that no app loads bytes no child saw load back.
+// The lock is still held here: nobody reads the entry meanwhile.
+void remove_unproven_entry(const Settings& settings, const Digest128& key) {
+  std::string error;
+  if (std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error)) store->remove(key);
+}
+
 // The capture helper: its programs one by one, each built by a child of its own (a driver crash
 // or the time limit costs that program only). This process holds every handed build lock until
 // the program's child is done, so that a waiter finds the entry stored when it gets the lock.
@@ -183,6 +170,8 @@ int run_helper(const ReplayOptions& options) {
     if (job.handed_lock >= 0 && !(store && key && !store->adopt_key_lock(*key, job.handed_lock, true, &held))) {
       job.handed_lock = -1;  // not the key's lock (closed): the child takes the lock itself
     }
+    auto scratch = std::make_unique<ReplayScratch>();  // removed once the child is reaped, however it ended
+    job.scratch = scratch->path().string();
     const pid_t child = ::fork();
     if (child == 0) {
       if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
@@ -195,8 +184,12 @@ int run_helper(const ReplayOptions& options) {
     while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
     }
     if (child < 0) count_helper_failure("capture_helper_failed");
-    if (child > 0 && WIFSIGNALED(status)) count_helper_failure("capture_helper_died");
-    held.release();  // removes the lock file: the entry is stored, or will be built again
+    if (child > 0 && WIFSIGNALED(status)) {
+      count_helper_failure("capture_helper_died");
+      if (key) remove_unproven_entry(settings, *key);
+    }
+    scratch.reset();  // before the lock: whoever waits for the key finds nothing of this build left
+    held.release();   // removes the lock file: the entry is stored, or will be built again
   }
   return 0;
 }
@@ -218,6 +211,7 @@ Command add_replay_command(CLI::App& app) {
   cli->add_option("--job", options->jobs, "helper: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD of one program (repeatable)");
   cli->add_option("--for-pid", options->for_pid, "helper: the app it captures for");
   cli->add_flag("--at-exit", options->at_exit, "helper: started by the app's exit flush");
+  cli->add_option("--scratch", options->scratch, "the PoCL scratch folder to build in (made and removed by the caller)");
   return {cli, [options] {
             if (options->helper) {
               (void)::nice(10);  // the app's own work comes first

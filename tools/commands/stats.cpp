@@ -22,7 +22,7 @@ const std::vector<const char*> kKnownCounters = {
     counter::hit_memory, counter::hit_pack, counter::hit_disk,  counter::hit_remote, counter::miss,     counter::store,
     counter::store_skipped, counter::stale,  counter::corrupt,    counter::error,    counter::eviction,
     counter::bytes_stored, counter::time_saved_us, counter::pack_refused, "captured_by_helper", "capture_helper_started",
-    "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died",
+    "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died", "capture_helper_unloadable",
     "capture_helper_not_started"};
 
 nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size) {
@@ -87,6 +87,8 @@ void print_human(const nlohmann::json& stats) {
                  " started at the app's exit"});
   table.add({"  failed / died", n("capture_helper_failed") + " / " + n("capture_helper_died"),
              "that entry is built again by the next run"});
+  table.add({"  did not load back", n("capture_helper_unloadable"),
+             "of the failed: the built binary did not load in a fresh context, so it was not stored"});
   table.add({"  not started", n("capture_helper_not_started"), "no jitcache binary, or no recorded inputs"});
   table.add({"Stores", n(counter::store), format_size(c.value(counter::bytes_stored, std::uint64_t{0})) + " written"});
   table.add({"Stores skipped", n(counter::store_skipped), "read-only, or entry size limits"});

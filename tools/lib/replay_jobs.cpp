@@ -1,6 +1,7 @@
 #include "tools/lib/replay_jobs.hpp"
 
 #include <map>
+#include <memory>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 
 #include "core/platform.hpp"
 #include "hashing/bounded_json.hpp"
+#include "tools/lib/replay_scratch.hpp"
 
 extern char** environ;
 
@@ -20,16 +22,18 @@ struct Running {
   const ReplayJob* job = nullptr;
   int result_fd = -1;
   std::string output;
+  std::shared_ptr<ReplayScratch> scratch;  // the child's PoCL scratch folder, removed once it is reaped
 };
 
 nlohmann::json failed(std::string reason) { return {{"outcome", "failed"}, {"reason", std::move(reason)}}; }
 
 // Starts one child; its pid, or -1 with the result pipe closed.
-pid_t start(const ReplayJob& job, bool quiet, int* result_fd) {
+pid_t start(const ReplayJob& job, bool quiet, const ReplayScratch& scratch, int* result_fd) {
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
   std::vector<std::string> arguments = {platform::executable_path(), "replay", "--result-fd",
                                         std::to_string(kReplayResultFd)};
+  if (!scratch.path().empty()) arguments.insert(arguments.end(), {"--scratch", scratch.path().string()});
   arguments.insert(arguments.end(), job.arguments.begin(), job.arguments.end());
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
@@ -73,12 +77,13 @@ void run_replay_jobs(const std::vector<ReplayJob>& jobs, unsigned parallel, bool
     while (next < jobs.size() && running.size() < parallel) {
       const ReplayJob& job = jobs[next++];
       int fd = -1;
-      pid_t pid = start(job, quiet_children, &fd);
+      auto scratch = std::make_shared<ReplayScratch>();
+      pid_t pid = start(job, quiet_children, *scratch, &fd);
       if (pid < 0) {
         done(job, failed("cannot start `jitcache replay`"));
         continue;
       }
-      running[pid] = {&job, fd, {}};
+      running[pid] = {&job, fd, {}, std::move(scratch)};
     }
     if (running.empty()) continue;
     int status = 0;
