@@ -77,7 +77,7 @@ std::string read_binary(cl_program program) {
 }
 
 // Creates a program from `binary`, builds and runs it, and prints "<label>: sum=...".
-int run_binary(const FirstDevice& cl, const std::string& binary, const char* label) {
+int run_binary(const cl_app::FirstDevice& cl, const std::string& binary, const char* label) {
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(binary.data());
   size_t length = binary.size();
   cl_int binary_status = CL_SUCCESS;
