@@ -106,6 +106,18 @@ class CaptureHelper : public ::testing::Test {
     EXPECT_EQ(warm_run.verdicts["hit"], 2);
   }
 
+  // The next run's helpers pause before they build (JITCACHE_TEST_HELPER_PAUSE_FIFO) until the test
+  // writes one byte per helper to `gate`: this process holds the FIFO open for writing, so the
+  // helpers' open returns at once. The test closes `gate`.
+  std::map<std::string, std::string> pausing_helpers() {
+    const fs::path fifo = tmp / "helper-gate";
+    EXPECT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+    EXPECT_GE(gate, 0);
+    return {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}};
+  }
+  int gate = -1;
+
   bool has_pyopencl() { return run({"/usr/bin/python3", "-c", "import pyopencl"}).exit_code == 0; }
 };
 
@@ -168,11 +180,7 @@ TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
 // The handover itself: the moment the app has exited, the build lock of every key it missed is
 // held (by its helpers, paused here on a FIFO before they build), so nobody can build them again.
 TEST_F(CaptureHelper, WhenTheAppExitsItsHelpersHoldTheLockOfEveryKeyItMissed) {
-  const fs::path fifo = tmp / "helper-gate";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // a writer: the helpers' open returns
-  ASSERT_GE(gate, 0);
-  CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  CachedRun first = run_app(example(), pausing_helpers(), false);
   expect_success(first.result);
   ASSERT_EQ(captured_outside(first), 2);
   EXPECT_EQ(held_locks(), 2);
@@ -199,11 +207,7 @@ TEST_F(CaptureHelper, AKeyRebuiltAfterTheDriverRefusedItsEntryIsHandedOverWithIt
     meta["answers"]["version"] = 99;
     write_text(sidecar, meta.dump());
   }
-  const fs::path fifo = tmp / "helper-gate";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
-  ASSERT_GE(gate, 0);
-  CachedRun stale = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  CachedRun stale = run_app(example(), pausing_helpers(), false);
   expect_success(stale.result);
   EXPECT_EQ(stale.verdicts["stale"], 2);
   EXPECT_EQ(captured_outside(stale), 2);
@@ -219,11 +223,7 @@ TEST_F(CaptureHelper, AKeyRebuiltAfterTheDriverRefusedItsEntryIsHandedOverWithIt
 // removed at exit, as test harnesses and batch jobs do, even while a helper builds in it): each
 // helper builds in a folder of its own. A file in the folder's place makes "gone" deterministic.
 TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
-  const fs::path fifo = tmp / "helper-gate";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int gate = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
-  ASSERT_GE(gate, 0);
-  CachedRun first = run_app(example(), {{"JITCACHE_TEST_HELPER_PAUSE_FIFO", fifo.string()}}, false);
+  CachedRun first = run_app(example(), pausing_helpers(), false);
   expect_success(first.result);
   ASSERT_EQ(captured_outside(first), 2);
   const fs::path app_scratch = tmp / ("pocl-" + std::to_string(runs));
