@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "shim/windows/command_line.hpp"
+#include "shim/windows/start_retry.hpp"
 
 namespace jitcache::windows {
 namespace {
@@ -57,10 +58,19 @@ int run_injected(const std::vector<std::wstring>& argv, const std::filesystem::p
   STARTUPINFOW startup{};
   startup.cb = sizeof startup;
   PROCESS_INFORMATION app{};
-  if (argv.empty() || !CreateProcessW(nullptr, command_line.data(), nullptr, nullptr, TRUE, CREATE_SUSPENDED,
-                                      nullptr, nullptr, &startup, &app)) {
-    std::fprintf(stderr, "%s: cannot start %ls (error %lu)\n", who, argv.empty() ? L"" : argv[0].c_str(),
-                 GetLastError());
+  unsigned long error = ERROR_BAD_ARGUMENTS;
+  auto start = [&](unsigned long* start_error) {
+    // CreateProcessW may write into the command line: each attempt gets a fresh copy.
+    std::wstring line = command_line;
+    if (CreateProcessW(nullptr, line.data(), nullptr, nullptr, TRUE, CREATE_SUSPENDED, nullptr, nullptr,
+                       &startup, &app)) {
+      return true;
+    }
+    *start_error = GetLastError();
+    return false;
+  };
+  if (argv.empty() || !start_with_retries(start, &error)) {
+    std::fprintf(stderr, "%s: cannot start %ls (error %lu)\n", who, argv.empty() ? L"" : argv[0].c_str(), error);
     return kCannotStartApp;
   }
   // Ctrl-C reaches every process of the console, the app and us: the app decides what it means,
