@@ -27,15 +27,15 @@ std::string check(cl_device_id device, const std::string& binary, const std::str
   cl_int status = CL_SUCCESS;
   cl_context context = create_context(nullptr, 1, &device, nullptr, nullptr, &status);
   if (!context || status != CL_SUCCESS) return "clCreateContext returned " + std::to_string(status);
-#if !defined(_WIN32)  // helpers are POSIX-only
-  // Tests only: the helper's child dies while the driver loads its binary.
+#if !defined(_WIN32)  // replays are POSIX-only
+  // Tests only: the replay (helper or warm child) dies while the driver loads its binary.
   if (const char* dies = std::getenv("JITCACHE_TEST_HELPER_DIES"); dies && std::string_view(dies) == "loading_back") {
     std::raise(SIGKILL);
   }
 #endif
   std::string why;
   // As an app's hit loads it (driver_quirks.hpp): with PoCL's kernel cache off the copy gets a
-  // scratch folder of its own, so releasing it leaves the helper's built program its folder.
+  // scratch folder of its own, so releasing it leaves the replay's built program its folder.
   cl_program program = create_program_from_cache(context, {device}, {&binary}, &status);
   if (!program || status != CL_SUCCESS) {
     why = "clCreateProgramWithBinary returned " + std::to_string(status);
@@ -62,7 +62,7 @@ std::string load_back(cl_device_id device, const std::string& binary, const std:
 }
 
 void break_binary_for_tests(std::string& binary) {
-  const char* breaks = std::getenv("JITCACHE_TEST_HELPER_BREAKS_BINARY");
+  const char* breaks = std::getenv("JITCACHE_TEST_REPLAY_BREAKS_BINARY");
   if (!breaks || std::string_view(breaks) != "1") return;
   for (size_t i = 0; i < binary.size() && i < 16; ++i) binary[i] = static_cast<char>(~binary[i]);
 }
