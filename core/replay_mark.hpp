@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace jitcache {
 
@@ -25,6 +26,10 @@ void mark_replay(ReplayMark mark);
 const ReplayMark* replay_mark();
 // Null unless this process is a capture helper (a replay for an app).
 const ReplayMark* capture_helper_mark();
+// Tests only, in a replay (JITCACHE_TEST_REPLAY_BREAKS_BINARY=1; read nowhere else): the bytes about
+// to be loaded back and stored lose their first 16 bytes' meaning (the format's header), as a
+// binary the driver cannot load would.
+void break_binary_for_tests(std::string& binary);
 // CLOCK_MONOTONIC in microseconds: comparable between processes of one boot.
 std::int64_t monotonic_us();
 

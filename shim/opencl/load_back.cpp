@@ -61,10 +61,4 @@ std::string load_back(cl_device_id device, const std::string& binary, const std:
   return why;
 }
 
-void break_binary_for_tests(std::string& binary) {
-  const char* breaks = std::getenv("JITCACHE_TEST_REPLAY_BREAKS_BINARY");
-  if (!breaks || std::string_view(breaks) != "1") return;
-  for (size_t i = 0; i < binary.size() && i < 16; ++i) binary[i] = static_cast<char>(~binary[i]);
-}
-
 }  // namespace jitcache::opencl

@@ -19,8 +19,4 @@ namespace jitcache::opencl {
 std::string load_back(cl_device_id device, const std::string& binary, const std::string& options,
                       const std::vector<std::string>& kernel_names, std::uint64_t* elapsed_us);
 
-// Tests only, in a replay (JITCACHE_TEST_REPLAY_BREAKS_BINARY=1): the bytes about to be checked
-// and stored lose their first bytes' meaning, as a binary the driver cannot load would.
-void break_binary_for_tests(std::string& binary);
-
 }  // namespace jitcache::opencl
