@@ -1,14 +1,13 @@
 // Whether this process is a replay: a `jitcache replay` child rebuilding a recorded program
 // (core/replay.hpp), for `jitcache warm` or as an app's capture helper (core/capture_helper.hpp).
 // One mark for both, set by replay() before anything is built: what a replay builds is stored for
-// every later app, so the adapter loads it back before storing it (shim/opencl/load_back.hpp),
+// every later app, so the adapter loads it back before storing it (core/load_back_check.hpp),
 // whichever of the two asked. A capture helper's build is besides the app's miss captured, not a
 // miss of its own: stats count it as "captured_by_helper" and its trace record names the app and
 // when the helper ran.
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 namespace jitcache {
 
@@ -26,10 +25,6 @@ void mark_replay(ReplayMark mark);
 const ReplayMark* replay_mark();
 // Null unless this process is a capture helper (a replay for an app).
 const ReplayMark* capture_helper_mark();
-// Tests only, in a replay (JITCACHE_TEST_REPLAY_BREAKS_BINARY=1; read nowhere else): the bytes about
-// to be loaded back and stored lose their first 16 bytes' meaning (the format's header), as a
-// binary the driver cannot load would.
-void break_binary_for_tests(std::string& binary);
 // CLOCK_MONOTONIC in microseconds: comparable between processes of one boot.
 std::int64_t monotonic_us();
 

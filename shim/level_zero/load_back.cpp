@@ -1,18 +1,13 @@
 #include "shim/level_zero/load_back.hpp"
 
-#include <chrono>
 #include <cstdio>
 
+#include "core/clock.hpp"
+#include "core/load_back_check.hpp"
 #include "shim/level_zero/next_functions.hpp"
 
 namespace jitcache::level_zero {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ";") + name;
-  return text;
-}
 
 std::string check(ze_context_handle_t context, ze_device_handle_t device, const std::string& binary,
                   const char* build_flags, const std::vector<std::string>& expected) {
@@ -33,10 +28,7 @@ std::string check(ze_context_handle_t context, ze_device_handle_t device, const 
     if (module) next().zeModuleDestroy(module);
     return text;
   }
-  std::string why;
-  if (std::vector<std::string> loaded = kernel_names(module); loaded != expected) {
-    why = "the loaded binary has kernels [" + joined(loaded) + "], the build had [" + joined(expected) + "]";
-  }
+  std::string why = kernel_names_mismatch(kernel_names(module), expected);
   next().zeModuleDestroy(module);
   return why;
 }
@@ -45,10 +37,9 @@ std::string check(ze_context_handle_t context, ze_device_handle_t device, const 
 
 std::string load_back(ze_context_handle_t context, ze_device_handle_t device, const std::string& binary,
                       const char* build_flags, const std::vector<std::string>& kernel_names, std::uint64_t* elapsed_us) {
-  const auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   std::string why = check(context, device, binary, build_flags, kernel_names);
-  *elapsed_us = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+  *elapsed_us = watch.elapsed_us();
   return why;
 }
 

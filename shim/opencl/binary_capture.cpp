@@ -12,6 +12,7 @@
 #endif
 
 #include "core/replay_mark.hpp"
+#include "core/load_back_check.hpp"
 #include "core/log.hpp"
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"  // helpers are POSIX-only

@@ -1,22 +1,17 @@
 #include "shim/opencl/load_back.hpp"
 
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string_view>
 
+#include "core/clock.hpp"
+#include "core/load_back_check.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 
 namespace jitcache::opencl {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ";") + name;
-  return text;
-}
 
 std::string check(cl_device_id device, const std::string& binary, const std::string& options,
                   const std::vector<std::string>& kernel_names) {
@@ -42,8 +37,8 @@ std::string check(cl_device_id device, const std::string& binary, const std::str
   } else if ((status = next().clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr)) != CL_SUCCESS) {
     const std::string log = build_log(program, device);
     why = "clBuildProgram of the binary returned " + std::to_string(status) + (log.empty() ? "" : ": " + log.substr(0, 200));
-  } else if (std::vector<std::string> loaded = kernel_names_of(program); loaded != kernel_names) {
-    why = "the loaded binary has kernels [" + joined(loaded) + "], the build had [" + joined(kernel_names) + "]";
+  } else {
+    why = kernel_names_mismatch(kernel_names_of(program), kernel_names);
   }
   if (program) next().clReleaseProgram(program);
   release_context(context);
@@ -54,10 +49,9 @@ std::string check(cl_device_id device, const std::string& binary, const std::str
 
 std::string load_back(cl_device_id device, const std::string& binary, const std::string& options,
                       const std::vector<std::string>& kernel_names, std::uint64_t* elapsed_us) {
-  const auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   std::string why = check(device, binary, options, kernel_names);
-  *elapsed_us = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+  *elapsed_us = watch.elapsed_us();
   return why;
 }
 
