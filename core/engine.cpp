@@ -7,7 +7,7 @@
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"
 #endif
-#include "core/capture_helper_mark.hpp"
+#include "core/replay_mark.hpp"
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
 #include "core/log.hpp"
@@ -651,8 +651,10 @@ void Engine::not_stored(Lookup& lookup, BuildResult result, std::string reason) 
 }
 
 void Engine::unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t load_check_us, const std::string& why) {
-  count(counter::capture_helper_unloadable);
-  log_warning("the capture helper's binary did not load back; not stored, the app builds it again (" +
+  const bool helper = capture_helper_mark() != nullptr;
+  count(helper ? counter::capture_helper_unloadable : counter::warm_unloadable);
+  log_warning(std::string(helper ? "the capture helper's binary did not load back; not stored, the app builds it again ("
+                                 : "jitcache warm: the rebuilt binary did not load back; not stored (") +
               lookup.key.key.hex() + "): " + why);
   lookup.timings.build_us = build_us;
   lookup.timings.load_check_us = load_check_us;
@@ -662,11 +664,21 @@ void Engine::unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t lo
 void Engine::end_unstored(Lookup& lookup, Verdict verdict, std::string reason) {
   lookup.verdict = verdict;
   lookup.reason = std::move(reason);
+  if (replay_mark()) {  // its report says why (replay.hpp); an app keeps nothing per key
+    std::lock_guard lock(not_stored_mutex_);
+    not_stored_[lookup.key.key] = lookup.reason;
+  }
   if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
   if (remote_) remote_->abandon(lookup.key.key);
   lookup.claim.reset();  // waiters retry and build for themselves
   auto finished = std::make_shared<Lookup>(std::move(lookup));
   BackgroundWriter::instance().post([this, finished] { end(*finished); });
+}
+
+std::string Engine::why_not_stored(const Digest128& key) const {
+  std::lock_guard lock(not_stored_mutex_);
+  auto it = not_stored_.find(key);
+  return it == not_stored_.end() ? std::string() : it->second;
 }
 
 bool Engine::awaited(const Lookup& lookup) const {
@@ -733,7 +745,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
         {"wait", lookup.timings.wait_us},
         {"load_check", lookup.timings.load_check_us}}},
   };
-  if (const CaptureHelperMark* helper = capture_helper_mark()) {
+  if (const ReplayMark* helper = capture_helper_mark()) {
     // The helper's work made visible (explain, the tests): for whom, and when it ran.
     record["capture_helper"] = {{"for_pid", helper->for_pid}, {"at_exit", helper->at_exit},
                                 {"started_us", helper->started_us}, {"ended_us", monotonic_us()}};

@@ -45,7 +45,7 @@ struct Timings {
   std::uint64_t build_us = 0;   // the real build
   std::uint64_t store_us = 0;   // background store
   std::uint64_t wait_us = 0;    // waiting for another thread or process building the same key
-  std::uint64_t load_check_us = 0;  // a capture helper loading its binary back before the store
+  std::uint64_t load_check_us = 0;  // a replay loading its binary back before the store
 };
 
 // What the adapter read back after a successful real build.
@@ -60,7 +60,7 @@ struct BuildResult {
   // Read when the app was done with the program (capture = release, recapture): the binary holds
   // the code the driver generated lazily while the app ran. Recorded as "captured_after_use".
   bool captured_after_use = false;
-  // A capture helper loaded the binary back before storing it (shim/opencl/load_back.hpp): how long that took.
+  // A replay (warm, capture helper) loaded the binary back before storing it (shim/opencl/load_back.hpp): how long that took.
   std::uint64_t load_check_us = 0;
 };
 
@@ -167,9 +167,13 @@ class Engine {
   bool adopt_build_lock(const Digest128& key, std::intptr_t handle, std::string* why);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
-  // A capture helper's binary did not load back (`why`): nothing is stored, the key stays a miss
-  // for the app's next build; one warning, counted capture_helper_unloadable, the reason traced.
+  // A replay's binary did not load back (`why`): nothing is stored, the key stays a miss (for the
+  // app's next build, or the next `jitcache warm`); one warning, counted capture_helper_unloadable
+  // or warm_unloadable (core/replay_mark.hpp), the reason traced and kept for why_not_stored.
   void unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t load_check_us, const std::string& why);
+  // In a replay process: why a build of `key` ended without storing anything (the trace's
+  // reason), for the replay's own report; "" when none did.
+  std::string why_not_stored(const Digest128& key) const;
   // The build cannot be cached at all.
   void uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason);
 
@@ -209,6 +213,8 @@ class Engine {
   std::vector<std::string> env_patterns_;
   MemoryTier memory_;
   FlightTable flights_;
+  mutable std::mutex not_stored_mutex_;
+  std::map<Digest128, std::string> not_stored_;  // replay processes only (one or a few keys)
   std::mutex handed_locks_mutex_;
   std::map<Digest128, KeyLock> handed_locks_;  // adopt_build_lock's, until their lookup takes them
 };

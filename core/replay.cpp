@@ -118,7 +118,10 @@ ReplayResult build_on(const ReplayDevice& device, const ReplayRequest& request, 
   engine.flush();  // the background store, before looking for the entry
   if (!result.reason.empty()) return result;
   if (!stored(derived.key)) {
-    result.reason = "built, but no entry was stored (uncacheable here, or the store refused it: see the log)";
+    result.reason = engine.why_not_stored(derived.key);
+    if (result.reason.empty()) {
+      result.reason = "built, but no entry was stored (uncacheable here, or the store refused it: see the log)";
+    }
     return result;
   }
   result.outcome = ReplayResult::Outcome::built;
@@ -163,6 +166,7 @@ bool enter_recorded_context(const RecordedInputs& inputs, std::string* why) {
 }
 
 ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
+  mark_replay(request.mark);  // before the engine sees any build
   try {
     if (std::string why = adapter.open(); !why.empty()) return not_here(why);
     Engine* engine = Engine::instance();

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/replay_mark.hpp"
 #include "hashing/recorded_inputs.hpp"
 
 namespace jitcache {
@@ -30,6 +31,9 @@ struct ReplayRequest {
   // The capture helper's child: the expected key's build lock, inherited (-1: none; then the
   // build takes the lock itself).
   std::intptr_t handed_lock = -1;
+  // Who replays (`jitcache warm`, or a capture helper and for which app): replay() marks the
+  // process with it before anything is built, so that what it stores is loaded back first.
+  ReplayMark mark;
 };
 
 struct ReplayResult {
@@ -69,8 +73,9 @@ class ReplayAdapter {
 // what the app saw. Call before replay(). False and `why` set when the directory cannot be entered.
 bool enter_recorded_context(const RecordedInputs& inputs, std::string* why);
 
-// Finds the device whose identity the recorded key names and builds the recorded program there
-// unless its key is already stored. Never throws.
+// Marks this process as a replay (request.mark), finds the device whose identity the recorded key
+// names and builds the recorded program there unless its key is already stored. A build that
+// stored nothing says why (e.g. its binary did not load back). Never throws.
 ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter);
 
 }  // namespace jitcache

@@ -30,6 +30,8 @@ inline constexpr const char* entry_refreshed = "entries_refreshed";  // recaptur
 inline constexpr const char* uncacheable_prefix = "uncacheable.";
 // A capture helper's binary that did not load back in a fresh context: not stored (load_back.hpp).
 inline constexpr const char* capture_helper_unloadable = "capture_helper_unloadable";
+// The same for a binary `jitcache warm` rebuilt: not stored, that program reported failed.
+inline constexpr const char* warm_unloadable = "warm_unloadable";
 // Remote tier (hits are hit_remote above); see docs/remote.md.
 inline constexpr const char* remote_miss = "remote_misses";
 inline constexpr const char* remote_store = "remote_stores";

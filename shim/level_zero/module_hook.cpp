@@ -6,8 +6,11 @@
 
 #include "core/clock.hpp"
 #include "core/engine.hpp"
+#include "core/load_back_check.hpp"
 #include "core/log.hpp"
+#include "core/replay_mark.hpp"
 #include "shim/level_zero/hooks.hpp"
+#include "shim/level_zero/load_back.hpp"
 #include "shim/level_zero/module_inputs.hpp"
 #include "shim/level_zero/next_functions.hpp"
 #include "shim/level_zero/recorded_build_log.hpp"
@@ -45,14 +48,6 @@ std::string native_binary(ze_module_handle_t module) {
   }
   binary.resize(size);
   return binary;
-}
-
-std::vector<std::string> kernel_names(ze_module_handle_t module) {
-  std::uint32_t count = 0;
-  if (next().zeModuleGetKernelNames(module, &count, nullptr) != ZE_RESULT_SUCCESS) return {};
-  std::vector<const char*> names(count);
-  if (next().zeModuleGetKernelNames(module, &count, names.data()) != ZE_RESULT_SUCCESS) return {};
-  return {names.begin(), names.begin() + count};
 }
 
 std::string build_log_text(ze_module_build_log_handle_t log) {
@@ -132,10 +127,22 @@ ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& ca
     } else if (std::string problem; (answers = answers_json(log, &problem)).is_null()) {
       engine.uncacheable(*lookup.program, lookup.device, problem);
     } else {
-      MemoryValue value = memory_value(binary, build_us);
-      value.answers = answers_text(answers);
-      engine.remember(lookup, std::move(value));
-      engine.built(lookup, {std::move(binary), kernel_names(*call.module), std::move(log), build_us, std::move(answers)});
+      std::vector<std::string> names = kernel_names(*call.module);
+      std::uint64_t load_check_us = 0;
+      std::string unloadable;
+      if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them
+        break_binary_for_tests(binary);
+        unloadable = load_back(call.context, call.device, binary, call.desc->pBuildFlags, names, &load_check_us);
+      }
+      if (!unloadable.empty()) {
+        engine.unloadable(lookup, build_us, load_check_us, unloadable);
+      } else {
+        MemoryValue value = memory_value(binary, build_us);
+        value.answers = answers_text(answers);
+        engine.remember(lookup, std::move(value));
+        engine.built(lookup, {std::move(binary), std::move(names), std::move(log), build_us, std::move(answers), false,
+                              load_check_us});
+      }
     }
   } catch (const std::exception& e) {
     log_warning(std::string("module left uncached: ") + e.what());

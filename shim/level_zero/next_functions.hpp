@@ -16,6 +16,7 @@ namespace jitcache::level_zero {
   X(zeDeviceGetProperties)               \
   X(zeDeviceGetModuleProperties)         \
   X(zeModuleCreate)                      \
+  X(zeModuleDestroy)                     \
   X(zeModuleGetNativeBinary)             \
   X(zeModuleGetKernelNames)              \
   X(zeModuleBuildLogGetString)           \

@@ -11,7 +11,8 @@
 #include <unistd.h>
 #endif
 
-#include "core/capture_helper_mark.hpp"
+#include "core/replay_mark.hpp"
+#include "core/load_back_check.hpp"
 #include "core/log.hpp"
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"  // helpers are POSIX-only
@@ -75,7 +76,7 @@ void store(BuiltProgram& built, bool after_use) {
     }
     if (built.refresh && after_use) count(counter::entry_refreshed);
     std::uint64_t load_check_us = 0;
-    if (capture_helper_mark()) {  // a helper proves the bytes load before every app gets them (load_back.hpp)
+    if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them (load_back.hpp)
       break_binary_for_tests(binaries[d]);
       std::string why = load_back(built.devices[d], binaries[d], lookup.program->options, kernel_names, &load_check_us);
       if (!why.empty()) {

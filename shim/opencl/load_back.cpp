@@ -1,22 +1,17 @@
 #include "shim/opencl/load_back.hpp"
 
-#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <string_view>
 
+#include "core/clock.hpp"
+#include "core/load_back_check.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 
 namespace jitcache::opencl {
 namespace {
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ";") + name;
-  return text;
-}
 
 std::string check(cl_device_id device, const std::string& binary, const std::string& options,
                   const std::vector<std::string>& kernel_names) {
@@ -27,23 +22,23 @@ std::string check(cl_device_id device, const std::string& binary, const std::str
   cl_int status = CL_SUCCESS;
   cl_context context = create_context(nullptr, 1, &device, nullptr, nullptr, &status);
   if (!context || status != CL_SUCCESS) return "clCreateContext returned " + std::to_string(status);
-#if !defined(_WIN32)  // helpers are POSIX-only
-  // Tests only: the helper's child dies while the driver loads its binary.
+#if !defined(_WIN32)  // replays are POSIX-only
+  // Tests only: the replay (helper or warm child) dies while the driver loads its binary.
   if (const char* dies = std::getenv("JITCACHE_TEST_HELPER_DIES"); dies && std::string_view(dies) == "loading_back") {
     std::raise(SIGKILL);
   }
 #endif
   std::string why;
   // As an app's hit loads it (driver_quirks.hpp): with PoCL's kernel cache off the copy gets a
-  // scratch folder of its own, so releasing it leaves the helper's built program its folder.
+  // scratch folder of its own, so releasing it leaves the replay's built program its folder.
   cl_program program = create_program_from_cache(context, {device}, {&binary}, &status);
   if (!program || status != CL_SUCCESS) {
     why = "clCreateProgramWithBinary returned " + std::to_string(status);
   } else if ((status = next().clBuildProgram(program, 1, &device, options.c_str(), nullptr, nullptr)) != CL_SUCCESS) {
     const std::string log = build_log(program, device);
     why = "clBuildProgram of the binary returned " + std::to_string(status) + (log.empty() ? "" : ": " + log.substr(0, 200));
-  } else if (std::vector<std::string> loaded = kernel_names_of(program); loaded != kernel_names) {
-    why = "the loaded binary has kernels [" + joined(loaded) + "], the build had [" + joined(kernel_names) + "]";
+  } else {
+    why = kernel_names_mismatch(kernel_names_of(program), kernel_names);
   }
   if (program) next().clReleaseProgram(program);
   release_context(context);
@@ -54,17 +49,10 @@ std::string check(cl_device_id device, const std::string& binary, const std::str
 
 std::string load_back(cl_device_id device, const std::string& binary, const std::string& options,
                       const std::vector<std::string>& kernel_names, std::uint64_t* elapsed_us) {
-  const auto start = std::chrono::steady_clock::now();
+  Stopwatch watch;
   std::string why = check(device, binary, options, kernel_names);
-  *elapsed_us = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
+  *elapsed_us = watch.elapsed_us();
   return why;
-}
-
-void break_binary_for_tests(std::string& binary) {
-  const char* breaks = std::getenv("JITCACHE_TEST_HELPER_BREAKS_BINARY");
-  if (!breaks || std::string_view(breaks) != "1") return;
-  for (size_t i = 0; i < binary.size() && i < 16; ++i) binary[i] = static_cast<char>(~binary[i]);
 }
 
 }  // namespace jitcache::opencl

@@ -1,7 +1,8 @@
-// A capture helper loads the binary it built before it stores it (docs/design-decisions.md,
-// "A helper proves its binary loads"): an entry every app will load must never be one that only
-// the helper's driver state (a vanished scratch folder, a half-packed binary) made. The check runs
-// in the helper's forked child, off the app's path; a driver crash there costs that child only.
+// A replay (a capture helper, `jitcache warm`: core/replay_mark.hpp) loads the binary it built
+// before it stores it (docs/design-decisions.md, "A replay proves its binary loads"): an entry
+// every app will load must never be one that only the replay's driver state (a vanished scratch
+// folder, a half-packed binary) made. The check runs in the replay's own child process, off any
+// app's path; a driver crash there costs that child only.
 #pragma once
 
 #include <cstdint>
@@ -17,9 +18,5 @@ namespace jitcache::opencl {
 // `elapsed_us`: what the check took.
 std::string load_back(cl_device_id device, const std::string& binary, const std::string& options,
                       const std::vector<std::string>& kernel_names, std::uint64_t* elapsed_us);
-
-// Tests only, in a capture helper (JITCACHE_TEST_HELPER_BREAKS_BINARY=1): the bytes about to be
-// checked and stored lose their first bytes' meaning, as a binary the driver cannot load would.
-void break_binary_for_tests(std::string& binary);
 
 }  // namespace jitcache::opencl

@@ -57,15 +57,7 @@ class CaptureHelper : public ::testing::Test {
     return run(argv, options);
   }
 
-  std::int64_t counter(const std::string& name) {
-    RunOptions options;
-    options.env = {{"JITCACHE_DIR", cache.string()}};
-    options.unset = {"LD_PRELOAD"};
-    RunResult result = run({JITCACHE_TOOL, "stats", "--json"}, options);
-    nlohmann::json stats = nlohmann::json::parse(result.out, nullptr, false);
-    if (stats.is_discarded() || !stats["counters"].contains(name)) return 0;
-    return stats["counters"][name].get<std::int64_t>();
-  }
+  std::int64_t counter(const std::string& name) { return stats_counter(JITCACHE_TOOL, cache, name); }
 
   std::vector<std::string> example() const { return {OPENCL_EXAMPLE, "--kernels", kernels.string()}; }
 
@@ -372,12 +364,12 @@ TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
 }
 
 // Nothing a helper stores is unproven: it loads the bytes it is about to store in a context of its
-// own first. Bytes the driver cannot load (JITCACHE_TEST_HELPER_BREAKS_BINARY inverts their first
+// own first. Bytes the driver cannot load (JITCACHE_TEST_REPLAY_BREAKS_BINARY inverts their first
 // 16 bytes, PoCL's header, between the read and the check) are not stored, no lock is left behind,
 // and the app's next run builds them itself, correct, and stores them through its helpers.
 TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
   RunResult plain = run_plain(example());
-  CachedRun broken = run_storing_nothing(plain, {{"JITCACHE_TEST_HELPER_BREAKS_BINARY", "1"}});
+  CachedRun broken = run_storing_nothing(plain, {{"JITCACHE_TEST_REPLAY_BREAKS_BINARY", "1"}});
   EXPECT_EQ(counter("stores"), 0);
   EXPECT_EQ(counter("capture_helper_unloadable"), 2);
   EXPECT_EQ(counter("capture_helper_died"), 0);

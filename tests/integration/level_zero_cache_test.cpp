@@ -64,6 +64,19 @@ class LevelZeroCache : public ::testing::Test {
     return args;
   }
 
+  // `jitcache warm --json` against the test driver, with `extra` in its environment.
+  nlohmann::json warm_json(const std::map<std::string, std::string>& extra) {
+    RunOptions options;
+    options.env = driver_env();
+    options.env.insert(extra.begin(), extra.end());
+    options.env["JITCACHE_DIR"] = cache.string();
+    options.unset = {"LD_PRELOAD"};
+    RunResult result = run({JITCACHE_TOOL, "warm", "--json"}, options);
+    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
+    return report;
+  }
+
   // Replaces every stored binary with `make(old binary)` and fixes the sidecar's checksum, so the
   // store trusts the entry and only the driver can refuse it.
   template <typename Make>
@@ -258,17 +271,7 @@ TEST_F(LevelZeroCache, WarmAfterADriverUpgradeMakesTheNextRunAllHits) {
   ASSERT_EQ(first.compiles, 1);
   const std::map<std::string, std::string> upgrade = {{"JITCACHE_TEST_ZE_DRIVER_VERSION", "1001"}};
 
-  auto warm = [&] {
-    RunOptions options;
-    options.env = driver_env();
-    options.env.insert(upgrade.begin(), upgrade.end());
-    options.env["JITCACHE_DIR"] = cache.string();
-    options.unset = {"LD_PRELOAD"};
-    RunResult result = run({JITCACHE_TOOL, "warm", "--json"}, options);
-    nlohmann::json report = nlohmann::json::parse(result.out, nullptr, false);
-    EXPECT_FALSE(report.is_discarded()) << result.out << result.err;
-    return report;
-  };
+  auto warm = [&] { return warm_json(upgrade); };
   const int before = compiles_so_far();
   nlohmann::json report = warm();
   EXPECT_EQ(report["programs"], 1) << report.dump(2);
@@ -290,6 +293,33 @@ TEST_F(LevelZeroCache, WarmAfterADriverUpgradeMakesTheNextRunAllHits) {
   EXPECT_NE(after.traces[0]["key"], first.traces.at(0)["key"]);  // the upgrade changed the key
 
   EXPECT_EQ(warm()["already_warm"], 1);
+}
+
+// A warm replay loads the native binary it is about to store back first, as OpenCL's do
+// (WarmReplay.ARebuiltBinaryThatDoesNotLoadBackIsNotStoredAndReportedFailed on PoCL). Bytes the
+// driver cannot load (JITCACHE_TEST_REPLAY_BREAKS_BINARY: the first 16, the test driver's magic and
+// format, inverted) are not stored: the program is reported failed with the reason and counted;
+// the next warm stores it, and the app then compiles nothing.
+TEST_F(LevelZeroCache, AWarmWhoseNativeBinaryDoesNotLoadBackStoresNothing) {
+  expect_success(run_cached().result);
+  ASSERT_EQ(entry_binaries(cache).size(), 1u);
+  const std::map<std::string, std::string> upgrade = {{"JITCACHE_TEST_ZE_DRIVER_VERSION", "1001"}};
+  auto broken = upgrade;
+  broken["JITCACHE_TEST_REPLAY_BREAKS_BINARY"] = "1";
+  nlohmann::json report = warm_json(broken);
+  EXPECT_EQ(report["built"], 0) << report.dump(2);
+  ASSERT_EQ(report["failed"], 1) << report.dump(2);
+  const std::string reason = report["results"][0]["reason"];
+  EXPECT_EQ(reason.rfind("built, but its binary did not load back: zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)", 0), 0u)
+      << reason;
+  EXPECT_EQ(entry_binaries(cache).size(), 1u) << "warm stored a binary that did not load back";
+  EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "warm_unloadable"), 1);
+
+  EXPECT_EQ(warm_json(upgrade)["built"], 1);
+  LevelZeroRun after = run_cached({}, upgrade);
+  expect_success(after.result);
+  EXPECT_EQ(after.compiles, 0);
+  EXPECT_EQ(after.verdicts["hit"], 1);
 }
 
 TEST_F(LevelZeroCache, UnknownExtensionPassesThroughUncachedWithItsReason) {

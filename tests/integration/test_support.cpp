@@ -203,6 +203,17 @@ std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& c
   return binaries;
 }
 
+std::int64_t stats_counter(const std::filesystem::path& tool, const std::filesystem::path& cache_root,
+                           const std::string& name) {
+  RunOptions options;
+  options.env = {{"JITCACHE_DIR", cache_root.string()}};
+  options.unset = {"LD_PRELOAD"};
+  RunResult result = run({tool.string(), "stats", "--json"}, options);
+  nlohmann::json stats = nlohmann::json::parse(result.out, nullptr, false);
+  if (stats.is_discarded() || !stats["counters"].contains(name)) return 0;
+  return stats["counters"][name].get<std::int64_t>();
+}
+
 std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::stringstream text;

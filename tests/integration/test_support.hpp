@@ -2,6 +2,7 @@
 // and reading the traces and store a run left behind.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -72,6 +73,9 @@ struct CachedRun {
 CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& options,
                      const std::filesystem::path& trace_dir);
 std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root);  // every <key>.bin
+// `tool stats --json`'s counter `name` for the cache at `cache_root` (0 when it has none).
+std::int64_t stats_counter(const std::filesystem::path& tool, const std::filesystem::path& cache_root,
+                           const std::string& name);
 std::string read_text(const std::filesystem::path& file);
 void write_text(const std::filesystem::path& file, const std::string& text);
 

@@ -97,6 +97,66 @@ TEST_F(WarmReplay, AfterADriverUpgradeWarmMakesTheNextRunAllHits) {
   EXPECT_EQ(report["built"], 0);
 }
 
+// What warm stores every app will load, so a warm replay loads its binary back before storing it,
+// as a capture helper does (shim/opencl/load_back.hpp). Bytes the driver cannot load
+// (JITCACHE_TEST_REPLAY_BREAKS_BINARY inverts their first 16 bytes, PoCL's header, between the read
+// and the check; read only in a replay child) are not stored: warm reports each program failed
+// with the reason, in --json and in its text, exits 1, and counts warm_unloadable. Nothing stored
+// means the next warm rebuilds them (its check passes: load_check > 0 in its traces), and the app
+// is then all hits, none stale.
+TEST_F(WarmReplay, ARebuiltBinaryThatDoesNotLoadBackIsNotStoredAndReportedFailed) {
+  CachedRun first = run_app(example());
+  expect_success(first.result);
+  ASSERT_EQ(first.verdicts["miss"], 2);
+  ASSERT_EQ(entry_binaries(cache).size(), 2u);  // the old driver's
+
+  const auto upgrade = upgraded_driver();
+  auto broken = upgrade;
+  broken["JITCACHE_TEST_REPLAY_BREAKS_BINARY"] = "1";
+  broken["JITCACHE_TRACE"] = "1";
+  broken["JITCACHE_TRACE_DIR"] = (tmp / "traces-broken-warm").string();
+  nlohmann::json report = warm(broken);
+  EXPECT_EQ(report["programs"], 2) << report.dump(2);
+  EXPECT_EQ(report["built"], 0) << report.dump(2);
+  ASSERT_EQ(report["failed"], 2) << report.dump(2);
+  for (const auto& row : report["results"]) {
+    EXPECT_EQ(row["outcome"], "failed") << row.dump();
+    EXPECT_EQ(row["reason"].get<std::string>().rfind("built, but its binary did not load back: ", 0), 0u) << row.dump();
+  }
+  EXPECT_EQ(entry_binaries(cache).size(), 2u) << "warm stored a binary that did not load back";
+  EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "warm_unloadable"), 2);
+  EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "capture_helper_unloadable"), 0);
+  std::vector<nlohmann::json> traces = read_traces(tmp / "traces-broken-warm");
+  ASSERT_EQ(traces.size(), 2u);
+  for (const auto& trace : traces) {
+    EXPECT_EQ(trace.value("verdict", ""), "failed") << trace.dump();
+    EXPECT_FALSE(trace.contains("capture_helper")) << "a warm replay is not a capture helper";
+  }
+
+  RunOptions text_options;
+  text_options.env = base_env(broken);
+  text_options.unset = {"LD_PRELOAD"};
+  RunResult text = run({JITCACHE_TOOL, "warm"}, text_options);
+  EXPECT_EQ(text.exit_code, 1) << text.out << text.err;
+  EXPECT_NE(text.out.find("2 recorded program(s): 0 built, 0 already warm, 0 for devices not here, 2 failed"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(": built, but its binary did not load back: "), std::string::npos) << text.out;
+
+  auto traced = upgrade;
+  traced["JITCACHE_TRACE"] = "1";
+  traced["JITCACHE_TRACE_DIR"] = (tmp / "traces-warm").string();
+  report = warm(traced);
+  EXPECT_EQ(report["built"], 2) << report.dump(2);
+  EXPECT_EQ(report["failed"], 0) << report.dump(2);
+  traces = read_traces(tmp / "traces-warm");
+  ASSERT_EQ(traces.size(), 2u);
+  for (const auto& trace : traces) EXPECT_GT(trace["timings_us"].value("load_check", 0), 0) << trace.dump();
+  CachedRun after = run_app(example(), upgrade);
+  expect_success(after.result);
+  EXPECT_EQ(after.verdicts["hit"], 2) << after.result.err;
+  EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "stale_rejected"), 0);
+}
+
 TEST_F(WarmReplay, WithoutAnUpgradeEverythingIsAlreadyWarm) {
   expect_success(run_app(example()).result);
   nlohmann::json report = warm();

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/capture_helper_mark.hpp"
+#include "core/replay_mark.hpp"
 #include "core/platform.hpp"
 #include "core/stats.hpp"
 #include "shim/level_zero/replay.hpp"
@@ -103,6 +103,9 @@ ReplayResult replay_one(const ReplayOptions& options) {
       inputs->api == Api::level_zero ? level_zero::replay_adapter() : opencl::replay_adapter();
   request.inputs = std::move(*inputs);
   request.handed_lock = options.handed_lock;
+  request.mark.purpose = options.helper ? ReplayMark::Purpose::capture_helper : ReplayMark::Purpose::warm;
+  request.mark.for_pid = options.for_pid;
+  request.mark.at_exit = options.at_exit;
   return replay(request, *adapter);
 }
 
@@ -175,7 +178,6 @@ int run_helper(const ReplayOptions& options) {
     const pid_t child = ::fork();
     if (child == 0) {
       if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
-      mark_capture_helper(options.for_pid, options.at_exit);
       ReplayResult result = replay_one(job);
       if (!done(result)) count_helper_failure("capture_helper_failed");
       std::exit(done(result) ? 0 : 1);

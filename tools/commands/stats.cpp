@@ -23,7 +23,7 @@ const std::vector<const char*> kKnownCounters = {
     counter::store_skipped, counter::stale,  counter::corrupt,    counter::error,    counter::eviction,
     counter::bytes_stored, counter::time_saved_us, counter::pack_refused, "captured_by_helper", "capture_helper_started",
     "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died", "capture_helper_unloadable",
-    "capture_helper_not_started"};
+    "capture_helper_not_started", counter::warm_unloadable};
 
 nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size) {
   const TraceUsage traces = trace_usage(settings.trace_dir);
@@ -90,6 +90,8 @@ void print_human(const nlohmann::json& stats) {
   table.add({"  did not load back", n("capture_helper_unloadable"),
              "of the failed: the built binary did not load in a fresh context, so it was not stored"});
   table.add({"  not started", n("capture_helper_not_started"), "no jitcache binary, or no recorded inputs"});
+  table.add({"Warm: did not load back", n(counter::warm_unloadable),
+             "binaries `jitcache warm` rebuilt that did not load in a fresh context: not stored, reported failed"});
   table.add({"Stores", n(counter::store), format_size(c.value(counter::bytes_stored, std::uint64_t{0})) + " written"});
   table.add({"Stores skipped", n(counter::store_skipped), "read-only, or entry size limits"});
   table.add({"Stale rejected", n(counter::stale), "cached binaries the driver refused"});

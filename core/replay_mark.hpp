@@ -1,0 +1,31 @@
+// Whether this process is a replay: a `jitcache replay` child rebuilding a recorded program
+// (core/replay.hpp), for `jitcache warm` or as an app's capture helper (core/capture_helper.hpp).
+// One mark for both, set by replay() before anything is built: what a replay builds is stored for
+// every later app, so the adapter loads it back before storing it (core/load_back_check.hpp),
+// whichever of the two asked. A capture helper's build is besides the app's miss captured, not a
+// miss of its own: stats count it as "captured_by_helper" and its trace record names the app and
+// when the helper ran.
+#pragma once
+
+#include <cstdint>
+
+namespace jitcache {
+
+struct ReplayMark {
+  enum class Purpose { warm, capture_helper };
+  Purpose purpose = Purpose::warm;
+  std::int64_t for_pid = 0;      // capture helper: the app that missed
+  bool at_exit = false;          // capture helper: started by the app's exit flush (not while the app ran)
+  std::int64_t started_us = 0;   // monotonic clock (shared by the processes of one machine); set by mark_replay
+};
+
+// Called once per process, by replay(), before it builds.
+void mark_replay(ReplayMark mark);
+// Null unless this process is a replay (warm's or a capture helper's).
+const ReplayMark* replay_mark();
+// Null unless this process is a capture helper (a replay for an app).
+const ReplayMark* capture_helper_mark();
+// CLOCK_MONOTONIC in microseconds: comparable between processes of one boot.
+std::int64_t monotonic_us();
+
+}  // namespace jitcache
