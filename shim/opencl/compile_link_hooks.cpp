@@ -75,7 +75,6 @@ void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program prog
       {&engine, program, devices, std::move(lookups), build_us, parkable, refresh, std::move(earlier_binary)});
 }
 
-
 // The compile's inputs, or a reason it cannot be keyed.
 std::string compiled_inputs(const TrackedProgram& tracked, const char* options, cl_uint num_input_headers,
                             const cl_program* input_headers, const char** header_include_names,
