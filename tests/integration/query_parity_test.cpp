@@ -305,6 +305,13 @@ TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
     EXPECT_EQ(rebuilt.result.out, ze_plain.out);
     EXPECT_EQ(run_cached(ze_app, ze_env).verdicts["hit"], 1);
   }
+  // An app that asks for no log handle: its record is never read, so a damaged one is served.
+  const std::vector<std::string> ze_no_log = {LEVEL_ZERO_EXAMPLE};
+  RunResult ze_no_log_plain = run(ze_no_log, options(ze_env, false));
+  edit_answers(cases[3].edit);
+  CachedRun unread = run_cached(ze_no_log, ze_env);
+  EXPECT_EQ(unread.verdicts["hit"], 1) << kinds(unread);
+  EXPECT_EQ(unread.result.out, ze_no_log_plain.out);
 }
 
 // A hit whose record turns out malformed at the app's first recorded query (a hand-edited sidecar):
