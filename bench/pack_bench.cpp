@@ -1,16 +1,18 @@
 // Packs (docs/pack-format.md), two numbers for docs/benchmarks.md (every entry carries a real
 // PoCL sidecar, bench/data/pocl_example_sidecar.json):
 //  1. lookup latency in a pack of N entries (default 10 000): every key once in random order plus
-//     as many absent keys, each timed alone; p50/p99/p99.9/max of hits and misses (a hit includes
-//     what the OpenCL adapter then decodes: the recorded answers), the share of hits during which
-//     the thread was switched out, the undisturbed hits' p50/p99 and page faults per hit; and what
-//     each step of a hit (checksums, sidecar parse, answers decode) costs alone, in the same run.
+//     as many absent keys, each timed alone; p50/p99/p99.9/max of hits and misses, the share of
+//     hits during which the thread was switched out, the undisturbed hits' p50/p99 and page faults
+//     per hit; and what each step of a hit (checksums, sidecar parse, answers decode) costs alone,
+//     in the same run. Hits alternate between what the OpenCL adapter does at a hit now (`hit_*`:
+//     the recorded answers kept as text, decoded only when the app asks) and before (`eager_hit_*`:
+//     decoded at the hit).
 //  2. building that pack vs copying the same bytes: (a) write_pack from entries in memory vs
 //     writing the same sidecar and binary bytes into one file with the same fsync; (b) the whole
 //     `pack create` path (list + checked load from a real store + write_pack) vs `cp -r` of that
 //     store followed by sync.
-//  3. (with 2b) a disk store hit of the same entries: sidecar parsed whole vs the hit fields and
-//     the answers decoded (what the engine and the OpenCL adapter do now).
+//  3. (with 2b) a disk store hit of the same entries, alternating: sidecar parsed whole vs the hit
+//     fields with the answers decoded (before) vs the hit fields with the answers kept as text (now).
 // Usage: pack_bench WORK_DIR [ENTRIES] [BINARY_BYTES] [lookups]. Prints CSV rows (bench/pack.sh).
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -31,6 +33,7 @@
 #include <openssl/pem.h>
 
 #include "hashing/bounded_json.hpp"
+#include "shim/opencl/lazy_answers.hpp"
 #include "shim/opencl/recorded_answers.hpp"
 #include "store/disk_store.hpp"
 #include "store/entry_check.hpp"
@@ -196,7 +199,7 @@ int main(int argc, char** argv) {
   // argument "lookups": size sweeps of the lookup numbers).
   const bool lookups_only = argc > 4 && std::string(argv[4]) == "lookups";
   double cp_s = 0, create_s = 0;
-  Percentiles disk_whole, disk_fields;
+  Percentiles disk_whole, disk_fields, disk_lazy;
   if (!lookups_only) {
   const fs::path root = work / "store";
   fs::remove_all(root);
@@ -227,20 +230,25 @@ int main(int argc, char** argv) {
   // 3. A disk hit of the same entries, alternating key by key: the sidecar parsed whole (as every
   // disk hit did before; the adapter then read the answers from that tree, not timed here) vs the
   // hit fields + the answers' text decoded as the OpenCL adapter decodes it.
-  std::vector<double> whole_us, fields_us;
-  for (std::size_t i = 0; i < entries.size() && i < 2000; ++i) {
-    auto t = Clock::now();
-    LoadResult whole = reader_store->load(entries[i].key);
-    whole_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
-    t = Clock::now();
-    LoadResult hit = reader_store->load(entries[i].key, /*whole_sidecar=*/false);
-    std::string problem;
-    const bool decoded = opencl::parse_answers(hit.answers.get(), &problem) != nullptr;
-    fields_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
-    if (whole.status != LoadStatus::hit || hit.status != LoadStatus::hit || !decoded) return 1;
+  // And (now) the hit fields with the answers kept as text, decoded only if the app asks.
+  std::vector<double> whole_us, fields_us, lazy_us;
+  for (std::size_t i = 0; i < entries.size() && i < 3000; ++i) {
+    const auto t = Clock::now();
+    bool ok = false;
+    if (i % 3 == 0) {
+      ok = reader_store->load(entries[i].key).status == LoadStatus::hit;
+    } else {
+      LoadResult hit = reader_store->load(entries[i].key, /*whole_sidecar=*/false);
+      auto answers = std::make_shared<const opencl::LazyAnswers>(hit.answers, nullptr);
+      ok = hit.status == LoadStatus::hit && (i % 3 == 2 || answers->get());
+    }
+    (i % 3 == 0 ? whole_us : i % 3 == 1 ? fields_us : lazy_us)
+        .push_back(std::chrono::duration<double, std::micro>(Clock::now() - t).count());
+    if (!ok) return 1;
   }
   disk_whole = percentiles(whole_us);
   disk_fields = percentiles(fields_us);
+  disk_lazy = percentiles(lazy_us);
   }
 
   // 1. lookups, unsigned then signed (a signed pack's binaries are checked by SHA-256).
@@ -248,19 +256,31 @@ int main(int argc, char** argv) {
   for (const PackEntry& entry : entries) keys.emplace_back(entry.key, true);
   for (int i = 0; i < count; ++i) keys.emplace_back(xxh3_128("absent " + std::to_string(i)), false);
   std::shuffle(keys.begin(), keys.end(), random);
-  auto time_lookups = [&](HitTimes* hits, Percentiles* misses) {
+  // Hits alternate, one by one in the random order, between what a hit costs now (`lazy`: the
+  // adapter keeps the answers' text and decodes it only when the app asks, shim/opencl/lazy_answers.hpp)
+  // and what it cost before (`eager`: decoded at the hit), so that both see the same load.
+  auto time_lookups = [&](HitTimes* lazy, HitTimes* eager, Percentiles* misses) {
     auto reader = PackReader::open(pack, PackTrust{}, &error);
     if (!reader) return false;
-    std::vector<double> hit_us, miss_us, undisturbed_us;
-    long switched = 0, faults = 0;
+    struct Samples {
+      std::vector<double> all, undisturbed;
+      long switched = 0, faults = 0;
+    } samples[2];
+    std::vector<double> miss_us;
+    std::size_t hit_count = 0;
     for (const auto& [key, present] : keys) {
+      const bool decode_now = present && hit_count++ % 2 == 1;
       const Disturbances before = disturbances_now();
       const auto t = Clock::now();
       LoadResult result = reader->load(key);
-      std::string problem;  // an OpenCL hit decodes its recorded answers (shim/opencl/recorded_queries.cpp)
-      if (result.status == LoadStatus::hit && !opencl::parse_answers(result.answers.get(), &problem)) {
-        error = "entry " + key.hex() + ": " + problem;
-        return false;
+      std::string problem;
+      std::shared_ptr<const opencl::LazyAnswers> answers;
+      if (result.status == LoadStatus::hit) {
+        answers = std::make_shared<const opencl::LazyAnswers>(result.answers, nullptr);
+        if (decode_now && !answers->get()) {
+          error = "entry " + key.hex() + ": recorded answers refused";
+          return false;
+        }
       }
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t).count();
       const Disturbances after = disturbances_now();
@@ -268,23 +288,31 @@ int main(int argc, char** argv) {
         error = "wrong answer for " + key.hex();
         return false;
       }
-      (present ? hit_us : miss_us).push_back(us);
-      if (!present) continue;
-      faults += after.faults - before.faults;
-      if (after.switches != before.switches) ++switched;
-      else undisturbed_us.push_back(us);
+      if (!present) {
+        miss_us.push_back(us);
+        continue;
+      }
+      Samples& variant = samples[decode_now ? 1 : 0];
+      variant.all.push_back(us);
+      variant.faults += after.faults - before.faults;
+      if (after.switches != before.switches) ++variant.switched;
+      else variant.undisturbed.push_back(us);
     }
-    hits->all = percentiles(hit_us);
-    hits->undisturbed = percentiles(undisturbed_us);
-    hits->switched_share = 100.0 * static_cast<double>(switched) / static_cast<double>(hit_us.size());
-    hits->faults_per_hit = static_cast<double>(faults) / static_cast<double>(hit_us.size());
+    HitTimes* times[2] = {lazy, eager};
+    for (int v = 0; v < 2; ++v) {
+      const double n = static_cast<double>(samples[v].all.size());
+      times[v]->all = percentiles(samples[v].all);
+      times[v]->undisturbed = percentiles(samples[v].undisturbed);
+      times[v]->switched_share = 100.0 * static_cast<double>(samples[v].switched) / n;
+      times[v]->faults_per_hit = static_cast<double>(samples[v].faults) / n;
+    }
     *misses = percentiles(miss_us);
     return true;
   };
-  HitTimes hits, signed_hits;
+  HitTimes hits, signed_hits, eager_hits, eager_signed_hits;
   Percentiles misses, signed_misses;
-  if (!time_lookups(&hits, &misses) || !sign_pack(pack, private_key_pem(), &error) ||
-      !time_lookups(&signed_hits, &signed_misses)) {
+  if (!time_lookups(&hits, &eager_hits, &misses) || !sign_pack(pack, private_key_pem(), &error) ||
+      !time_lookups(&signed_hits, &eager_signed_hits, &signed_misses)) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return 1;
   }
@@ -329,7 +357,10 @@ int main(int argc, char** argv) {
   row("entries", count, "count");
   row("pack_size", pack_mb, "MB");
   row("index_size", index_mb, "MB");
-  for (const auto& [prefix, times] : {std::pair<std::string, const HitTimes*>{"hit", &hits}, {"signed_hit", &signed_hits}}) {
+  for (const auto& [prefix, times] : {std::pair<std::string, const HitTimes*>{"hit", &hits},
+                                      {"signed_hit", &signed_hits},
+                                      {"eager_hit", &eager_hits},
+                                      {"eager_signed_hit", &eager_signed_hits}}) {
     row((prefix + "_p50").c_str(), times->all.p50, "us");
     row((prefix + "_p99").c_str(), times->all.p99, "us");
     row((prefix + "_p999").c_str(), times->all.p999, "us");
@@ -367,6 +398,8 @@ int main(int argc, char** argv) {
     row("disk_hit_whole_p99", disk_whole.p99, "us");
     row("disk_hit_fields_decoded_p50", disk_fields.p50, "us");
     row("disk_hit_fields_decoded_p99", disk_fields.p99, "us");
+    row("disk_hit_fields_lazy_p50", disk_lazy.p50, "us");
+    row("disk_hit_fields_lazy_p99", disk_lazy.p99, "us");
   }
   fs::remove_all(work);
   return 0;

@@ -493,15 +493,24 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
 }
 
 void Engine::rejected(Lookup& lookup, const std::string& reason) {
-  count(counter::stale);
-  if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
-  if (lookup.tier == "pack") packs_->refuse(lookup.key.key);  // read-only: skipped from now on
-  else store_->remove(lookup.key.key);
+  drop(lookup.served());
   lookup.verdict = Verdict::stale;
   lookup.reason = "driver rejected the cached binary: " + reason;
   lookup.binary.clear();
   lookup.memory = {};
   log_info(lookup.reason + " (" + lookup.key.key.hex() + ")");
+}
+
+void Engine::drop(const ServedEntry& entry) {
+  count(counter::stale);
+  if (entry.scope != kNoMemoryScope) memory_.erase(entry.scope, entry.key);
+  if (entry.from_pack) packs_->refuse(entry.key);  // read-only: skipped from now on
+  else store_->remove(entry.key);
+}
+
+void Engine::refuse_served(const ServedEntry& entry, const std::string& reason) {
+  drop(entry);
+  log_warning("cache entry " + entry.key.hex() + " dropped after it was served: " + reason);
 }
 
 std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar) {

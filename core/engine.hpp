@@ -95,6 +95,13 @@ struct LookupContext {
 
 struct LookupClaim;  // engine-internal: the flight a lookup leads and the build lock it holds
 
+// The entry that served a hit, kept past the lookup's end for Engine::refuse_served().
+struct ServedEntry {
+  Digest128 key;
+  MemoryScope scope = kNoMemoryScope;
+  bool from_pack = false;
+};
+
 struct Lookup {
   std::shared_ptr<const ProgramInputs> program;
   std::string device;  // human-readable device name, for traces and sidecars
@@ -123,6 +130,7 @@ struct Lookup {
   Timings timings;
 
   bool hit() const { return verdict == Verdict::hit; }
+  ServedEntry served() const { return {key.key, scope, tier == "pack"}; }
 };
 
 class Engine {
@@ -150,6 +158,10 @@ class Engine {
   void loaded(Lookup& lookup, std::uint64_t load_us);
   // The driver refused the cached binary: the entry is dropped; a real build follows (built/failed).
   void rejected(Lookup& lookup, const std::string& reason);
+  // An entry that served a hit proved unusable after its lookup ended (an adapter decodes the
+  // recorded answers only when the app first asks for one): dropped as rejected() drops it, so
+  // that the next build of the key rebuilds it; one warning. The app keeps what was loaded.
+  void refuse_served(const ServedEntry& entry, const std::string& reason);
   // A real build succeeded: store the binary in the background.
   void built(Lookup& lookup, BuildResult result);
   // Whether another thread, process or (holding the remote lease) node may wait for this lookup's
@@ -184,6 +196,7 @@ class Engine {
  private:
   Engine(Settings settings, std::unique_ptr<DiskStore> store);
   void end(Lookup& lookup);  // counts, writes the trace
+  void drop(const ServedEntry& entry);  // a refused entry: counted stale, not served again
   // The steps of lookup(), in order; each returns true when it answered the lookup.
   bool find_in_memory(Lookup& lookup);
   bool wait_for_other_thread(Lookup& lookup, const LookupContext& context);

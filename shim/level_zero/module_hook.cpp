@@ -72,9 +72,11 @@ MemoryValue memory_value(std::string binary, std::uint64_t compile_us) {
 // Creates the app's module from the cached binary. False: the driver refused it (entry dropped).
 bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
   // The app's log must read as the SPIR-V compile's did: an entry without that record is rebuilt.
+  // The record is decoded only when the app asked for a log handle (most apps pass none).
   std::string problem;
-  std::shared_ptr<const std::string> log = recorded_log(lookup.answers.get(), &problem);
-  if (!log) {
+  std::shared_ptr<const std::string> log =
+      call.build_log || !lookup.answers ? recorded_log(lookup.answers.get(), &problem) : nullptr;
+  if (!log && !problem.empty()) {
     engine.rejected(lookup, problem);
     return false;
   }

@@ -130,10 +130,11 @@ void install_shadow(PendingBuild& pending, cl_program shadow) {
   if (cl_program old = registry().replace_shadow(pending.program, shadow)) next().clReleaseProgram(old);
 }
 
-// A hit is served only with answers for every device; else its entries are rejected (rebuilt).
+// A hit is served only with a record of answers for every device (decoded when the app asks);
+// else its entries are rejected (rebuilt).
 bool answers_for_hit(PendingBuild& pending) {
   std::string problem;
-  pending.answers = answers_of_hits(pending.lookups, pending.devices, &problem);
+  pending.answers = answers_of_hits(*pending.engine, pending.lookups, pending.devices, &problem);
   if (!pending.answers.empty()) return true;
   for (Lookup& lookup : pending.lookups) pending.engine->rejected(lookup, problem);
   return false;

@@ -75,16 +75,6 @@ void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program prog
       {&engine, program, devices, std::move(lookups), build_us, parkable, refresh, std::move(earlier_binary)});
 }
 
-// The compile's whole log from the recorded answers, else the sidecar's excerpt when it is whole
-// (an entry without answers); none: the deferred compile runs when the app asks for the log.
-std::optional<std::string> recorded_log(const Lookup& lookup) {
-  std::string problem;
-  if (std::shared_ptr<const RecordedAnswers> answers = parse_answers(lookup.answers.get(), &problem)) {
-    return answers->build_log;
-  }
-  return recorded_build_log(lookup.sidecar);
-}
-
 // The compile's inputs, or a reason it cannot be keyed.
 std::string compiled_inputs(const TrackedProgram& tracked, const char* options, cl_uint num_input_headers,
                             const cl_program* input_headers, const char** header_include_names,
@@ -158,7 +148,9 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
     deferred->compiled_for = devices;  // queries on the object are answered from these records
     for (Lookup& lookup : lookups) {
       deferred->binaries.push_back(lookup.binary);  // a copy: loaded() still needs it
-      deferred->logs.push_back(recorded_log(lookup));
+      // The log: the recorded answers' (decoded if the app asks), else the sidecar's excerpt.
+      deferred->answers.push_back(lookup.answers ? answers_of_hit(*engine, lookup) : nullptr);
+      deferred->logs.push_back(recorded_build_log(lookup.sidecar));
     }
     release_deferred_compile(registry().set_compiled(program, digest, deferred));
     for (Lookup& lookup : lookups) {
@@ -203,7 +195,7 @@ std::string linked_inputs(const char* options, cl_uint num_input_programs, const
 cl_program load_linked(Engine& engine, cl_context context, const std::vector<cl_device_id>& devices,
                        std::vector<Lookup>& lookups, const char* options) {
   std::string problem;
-  AnswersByDevice answers = answers_of_hits(lookups, devices, &problem);
+  AnswersByDevice answers = answers_of_hits(engine, lookups, devices, &problem);
   if (answers.empty()) {  // the entries could not answer as the link did: rebuilt and replaced
     for (Lookup& lookup : lookups) engine.rejected(lookup, problem);
     return nullptr;

@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "shim/opencl/deferred_compile.hpp"
+#include "shim/opencl/lazy_answers.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 
@@ -46,6 +47,15 @@ std::vector<const std::string*> binaries_by_program_device(cl_program program, c
   return binaries;
 }
 
+// The compile's whole log from the recorded answers, else the sidecar's excerpt when it is whole
+// (an entry without answers, or whose answers proved malformed); none: unknown.
+std::optional<std::string> recorded_log(const DeferredCompile& deferred, size_t d) {
+  if (d < deferred.answers.size() && deferred.answers[d]) {
+    if (std::shared_ptr<const RecordedAnswers> answers = deferred.answers[d]->get()) return answers->build_log;
+  }
+  return d < deferred.logs.size() ? deferred.logs[d] : std::nullopt;
+}
+
 }  // namespace
 
 bool answer_deferred_build_info(cl_program program, cl_device_id device, cl_program_build_info param_name,
@@ -64,10 +74,12 @@ bool answer_deferred_build_info(cl_program program, cl_device_id device, cl_prog
     case CL_PROGRAM_BUILD_OPTIONS:  // the options the compile was given (the spec's answer)
       status = answer_text(deferred->options, param_value_size, param_value, param_value_size_ret);
       return true;
-    case CL_PROGRAM_BUILD_LOG:
-      if (*d >= deferred->logs.size() || !deferred->logs[*d]) return false;
-      status = answer_text(*deferred->logs[*d], param_value_size, param_value, param_value_size_ret);
+    case CL_PROGRAM_BUILD_LOG: {
+      std::optional<std::string> log = recorded_log(*deferred, *d);
+      if (!log) return false;
+      status = answer_text(*log, param_value_size, param_value, param_value_size_ret);
       return true;
+    }
     case CL_PROGRAM_BINARY_TYPE: {
       cl_program_binary_type value = CL_PROGRAM_BINARY_TYPE_COMPILED_OBJECT;
       status = answer(&value, sizeof value, param_value_size, param_value, param_value_size_ret);

@@ -14,6 +14,8 @@
 
 namespace jitcache::opencl {
 
+class LazyAnswers;  // lazy_answers.hpp
+
 // A clCompileProgram not run yet because the cache holds its result (see compile_link_hooks.cpp);
 // the arguments to run it with if a link misses or the app asks for the compiled object.
 struct DeferredCompile {
@@ -25,7 +27,8 @@ struct DeferredCompile {
   // that queries on it need no compile (deferred_answers.cpp). Empty binary / no log: unknown.
   std::vector<cl_device_id> compiled_for;
   std::vector<std::string> binaries;
-  std::vector<std::optional<std::string>> logs;
+  std::vector<std::shared_ptr<const LazyAnswers>> answers;  // the whole log; null: none recorded
+  std::vector<std::optional<std::string>> logs;  // else the sidecar's excerpt, when it is whole
 };
 
 struct TrackedProgram {

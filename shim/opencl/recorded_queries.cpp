@@ -28,7 +28,8 @@ State& state() {
   return *s;
 }
 
-// The record answering for `program` on `device` (nullptr device: any, for kernel queries).
+// The record answering for `program` on `device` (nullptr device: any, for kernel queries),
+// decoded now if no query asked before; null also when it proved malformed (the driver answers).
 std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device_id device) {
   if (!state().any.load(std::memory_order_relaxed)) return nullptr;
   Served served;
@@ -39,9 +40,9 @@ std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device
     served = it->second;
   }
   if (served.via_shadow && !registry().shadow_of(program)) return nullptr;  // built for real since
-  if (!device) return served.answers.empty() ? nullptr : served.answers.begin()->second;
+  if (!device) return served.answers.empty() ? nullptr : served.answers.begin()->second->get();
   auto found = served.answers.find(device);
-  return found == served.answers.end() ? nullptr : found->second;
+  return found == served.answers.end() ? nullptr : found->second->get();
 }
 
 // The record for the kernel's program: the app's program for kernels made from a shadow, the
@@ -77,13 +78,20 @@ RecordedBuild record_build(cl_program program, const std::vector<cl_device_id>& 
   return recorded;
 }
 
-AnswersByDevice answers_of_hits(const std::vector<Lookup>& lookups, const std::vector<cl_device_id>& devices,
-                                std::string* problem) {
+std::shared_ptr<const LazyAnswers> answers_of_hit(Engine& engine, const Lookup& lookup) {
+  return std::make_shared<const LazyAnswers>(
+      lookup.answers, [&engine, entry = lookup.served()](const std::string& problem) { engine.refuse_served(entry, problem); });
+}
+
+AnswersByDevice answers_of_hits(Engine& engine, const std::vector<Lookup>& lookups,
+                                const std::vector<cl_device_id>& devices, std::string* problem) {
   AnswersByDevice answers;
   for (size_t d = 0; d < lookups.size() && d < devices.size(); ++d) {
-    std::shared_ptr<const RecordedAnswers> parsed = parse_answers(lookups[d].answers.get(), problem);
-    if (!parsed) return {};
-    answers[devices[d]] = std::move(parsed);
+    if (!lookups[d].answers) {
+      parse_answers(nullptr, problem);  // its reason for an entry without a record
+      return {};
+    }
+    answers[devices[d]] = answers_of_hit(engine, lookups[d]);
   }
   return answers;
 }

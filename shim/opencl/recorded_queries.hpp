@@ -9,11 +9,12 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "shim/opencl/lazy_answers.hpp"
 #include "shim/opencl/recorded_answers.hpp"
 
 namespace jitcache::opencl {
 
-using AnswersByDevice = std::map<cl_device_id, std::shared_ptr<const RecordedAnswers>>;
+using AnswersByDevice = std::map<cl_device_id, std::shared_ptr<const LazyAnswers>>;
 
 // At the real build: each device's build log and answers to store, or `problem` (then nothing may
 // be stored: a hit could not answer as the build did).
@@ -25,10 +26,13 @@ struct RecordedBuild {
 RecordedBuild record_build(cl_program program, const std::vector<cl_device_id>& devices,
                            const std::vector<std::string>& kernel_names);
 
-// On a hit: the checked answers of every device's entry, or empty with `problem` set (the
-// entries are then rejected and rebuilt).
-AnswersByDevice answers_of_hits(const std::vector<Lookup>& lookups, const std::vector<cl_device_id>& devices,
-                                std::string* problem);
+// On a hit: every device's recorded answers, decoded when the app first asks (lazy_answers.hpp;
+// a malformed record then drops its entry through `engine`), or empty with `problem` set when an
+// entry has none (written before answers were recorded: the entries are rejected and rebuilt).
+AnswersByDevice answers_of_hits(Engine& engine, const std::vector<Lookup>& lookups,
+                                const std::vector<cl_device_id>& devices, std::string* problem);
+// One hit's answers, decoded when first asked for; a malformed record drops the entry then.
+std::shared_ptr<const LazyAnswers> answers_of_hit(Engine& engine, const Lookup& lookup);
 
 // `program` is served from a shadow (answers valid while it has one) or is a linked program
 // created from cached binaries (answers valid until its last release).

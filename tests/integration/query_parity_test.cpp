@@ -103,6 +103,24 @@ std::string differences(const std::string& expected, const std::string& actual,
   return report;
 }
 
+// The warning of an entry dropped after it served a hit (Engine::refuse_served).
+constexpr const char* kDroppedAfterServed = "dropped after it was served";
+
+size_t occurrences(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++count;
+  return count;
+}
+
+// The first line of `text` that starts with `prefix` (empty: none).
+std::string line_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) return line;
+  }
+  return {};
+}
+
 // "kind verdict (reason)" of every trace, for failure messages.
 std::string kinds(const CachedRun& run) {
   std::string text;
@@ -217,9 +235,11 @@ TEST_F(QueryParity, LevelZeroModuleOnTestDriver) {
   expect_parity({LEVEL_ZERO_EXAMPLE, "--build-log"}, 1, {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}});
 }
 
-// Recorded answers are read back as hostile input: an entry whose record is missing (written by an
-// older jitcache), of another version or malformed is not served but rebuilt and replaced, and the
-// app's answers stay those of its own build.
+// Recorded answers are read back as hostile input. An entry without a record (written by an older
+// jitcache) is not served but rebuilt and replaced. A record of another version or malformed is
+// found when the app first asks a recorded query (the hit decodes it only then, lazy_answers.hpp):
+// that run gets the driver's answers, with one warning, and the entry is dropped, so the next run
+// rebuilds it and the app's answers are those of its own build again.
 TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
   struct Case {
     const char* name;
@@ -255,9 +275,16 @@ TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
   for (const Case& bad : cases) {
     SCOPED_TRACE(bad.name);
     edit_answers(bad.edit);
+    if (bad.name != std::string("missing")) {
+      CachedRun served_badly = run_cached(app, {});
+      EXPECT_EQ(served_badly.result.exit_code, 0) << served_badly.result.err;
+      EXPECT_EQ(served_badly.verdicts["hit"], 1) << kinds(served_badly);
+      EXPECT_EQ(occurrences(served_badly.result.err, kDroppedAfterServed), 1u) << served_badly.result.err;
+      EXPECT_TRUE(entry_binaries(cache).empty()) << "the entry was not dropped";
+    }
     CachedRun rebuilt = run_cached(app, {});
     EXPECT_EQ(rebuilt.result.exit_code, 0) << rebuilt.result.err;
-    EXPECT_EQ(rebuilt.verdicts["stale"], 1) << kinds(rebuilt);
+    EXPECT_EQ(rebuilt.verdicts[bad.name == std::string("missing") ? "stale" : "miss"], 1) << kinds(rebuilt);
     EXPECT_EQ(differences(plain.out, rebuilt.result.out), "");
     CachedRun served = run_cached(app, {});  // the rebuilt entry carries a good record again
     EXPECT_EQ(served.verdicts["hit"], 1) << kinds(served);
@@ -277,6 +304,53 @@ TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
     EXPECT_EQ(rebuilt.verdicts["stale"], 1) << kinds(rebuilt);
     EXPECT_EQ(rebuilt.result.out, ze_plain.out);
     EXPECT_EQ(run_cached(ze_app, ze_env).verdicts["hit"], 1);
+  }
+  // An app that asks for no log handle: its record is never read, so a damaged one is served.
+  const std::vector<std::string> ze_no_log = {LEVEL_ZERO_EXAMPLE};
+  RunResult ze_no_log_plain = run(ze_no_log, options(ze_env, false));
+  edit_answers(cases[3].edit);
+  CachedRun unread = run_cached(ze_no_log, ze_env);
+  EXPECT_EQ(unread.verdicts["hit"], 1) << kinds(unread);
+  EXPECT_EQ(unread.result.out, ze_no_log_plain.out);
+}
+
+// A hit whose record turns out malformed at the app's first recorded query (a hand-edited sidecar):
+// the app's kernel computes what it computes without jitcache, each query is answered (by the
+// driver), one warning, and the entry is dropped: the next run rebuilds it, the one after is served.
+TEST_F(QueryParity, AMalformedRecordFoundAtTheFirstQueryFallsBackToTheDriver) {
+  const fs::path kernel = tmp / "compute.cl";
+  write_text(kernel,
+             "__kernel __attribute__((work_group_size_hint(64, 1, 1)))\n"
+             "void compute(__global int* out) { out[get_global_id(0)] = 3 * (int)get_global_id(0) + 1; }\n");
+  const std::vector<std::string> app = {KERNEL_FILE_APP, kernel.string(), "-cl-kernel-arg-info", "--queries"};
+  RunResult plain = run(app, options({}, false));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_NE(plain.out.find("1 4 7 10"), std::string::npos) << plain.out;
+  ASSERT_EQ(run_cached(app, {}).verdicts["miss"], 1);
+  edit_answers([](nlohmann::json& meta) {
+    for (auto& kernel_answers : meta["answers"]["kernels"]) kernel_answers["attributes"]["bytes"] = "zz";
+  });
+  CachedRun served = run_cached(app, {});
+  ASSERT_EQ(served.result.exit_code, 0) << served.result.err;
+  EXPECT_EQ(served.verdicts["hit"], 1) << kinds(served);
+  EXPECT_EQ(served.result.out, plain.out);
+  for (const char* query : {"CL_KERNEL_ATTRIBUTES (", "CL_KERNEL_ARG_NAME (", "CL_PROGRAM_BUILD_LOG ("}) {
+    EXPECT_NE(line_starting(served.result.err, query), "") << query << "\n" << served.result.err;
+  }
+  EXPECT_EQ(occurrences(served.result.err, kDroppedAfterServed), 1u) << served.result.err;
+  EXPECT_TRUE(entry_binaries(cache).empty()) << "the entry was not dropped";
+
+  CachedRun rebuilt = run_cached(app, {});
+  EXPECT_EQ(rebuilt.verdicts["miss"], 1) << kinds(rebuilt);
+  EXPECT_EQ(rebuilt.result.out, plain.out);
+  CachedRun again = run_cached(app, {});
+  EXPECT_EQ(again.verdicts["hit"], 1) << kinds(again);
+  EXPECT_EQ(again.result.out, plain.out);
+  EXPECT_EQ(again.result.err.find(kDroppedAfterServed), std::string::npos) << again.result.err;
+  for (const char* query : {"CL_KERNEL_ATTRIBUTES (0): __attribute__((work_group_size_hint(64, 1, 1",
+                            "CL_KERNEL_ARG_NAME (0): out"}) {  // the app's own build's answers again
+    EXPECT_NE(line_starting(plain.err, query), "") << plain.err;
+    EXPECT_EQ(line_starting(again.result.err, query), line_starting(plain.err, query));
   }
 }
 

@@ -5,10 +5,12 @@
 #include <fstream>
 #include <functional>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "hashing/digest.hpp"
 #include "shim/level_zero/recorded_build_log.hpp"
+#include "shim/opencl/lazy_answers.hpp"
 #include "shim/opencl/recorded_answers.hpp"
 
 namespace jitcache {
@@ -234,6 +236,36 @@ TEST(RecordedAnswers, LevelZeroLogRoundTripsAndHostileRecordsAreRefused) {
     EXPECT_EQ(level_zero_log(bad, &problem), nullptr) << bad.dump().substr(0, 80);
   }
   EXPECT_TRUE(level_zero::answers_json(std::string((1u << 20) + 1, 'w'), &problem).is_null());
+}
+
+// A hit's record is decoded at the first query only, once however many threads ask; a malformed
+// one is refused once (one warning, the entry dropped) and every query gets null (the driver).
+TEST(LazyAnswers, DecodesOnceAndRefusesAMalformedRecordOnce) {
+  int refusals = 0;
+  std::string refused_for;
+  auto count = [&](const std::string& problem) {
+    ++refusals;
+    refused_for = problem;
+  };
+  auto good = std::make_shared<const std::string>(sample_sidecar()["answers"].dump());
+  opencl::LazyAnswers lazy_good(good, count);
+  std::shared_ptr<const opencl::RecordedAnswers> first = lazy_good.get();
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->build_log, "warning: x\n");
+  EXPECT_EQ(lazy_good.get(), first);  // the same record: decoded once
+  EXPECT_EQ(refusals, 0);
+
+  nlohmann::json bad = sample_sidecar();
+  bad["answers"]["kernels"]["scale"]["attributes"]["bytes"] = "zz";
+  opencl::LazyAnswers lazy_bad(std::make_shared<const std::string>(bad["answers"].dump()), count);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] { EXPECT_EQ(lazy_bad.get(), nullptr); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(lazy_bad.get(), nullptr);
+  EXPECT_EQ(refusals, 1);
+  EXPECT_NE(refused_for.find("recorded answers for kernel scale"), std::string::npos) << refused_for;
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // Builds the OpenCL C file given on the command line (with optional build options), runs its
 // kernel `compute(__global int* out)` over 64 items and prints the results: the app the key
-// completeness and differential tests run with and without jitcache to compare outputs.
+// completeness and differential tests run with and without jitcache to compare outputs. With
+// --queries it first asks what a served program answers from the cache's record (the kernel's
+// attributes, its first argument's name, the build log) and prints the answers to stderr.
 //
-//   kernel_file_app SOURCE [OPTIONS]
+//   kernel_file_app SOURCE [OPTIONS [--queries]]
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -19,6 +21,19 @@ constexpr size_t kItems = 64;
 int fail(const char* what, cl_int status) {
   std::fprintf(stderr, "kernel_file_app: %s failed (%d)\n", what, status);
   return 1;
+}
+
+// Each answer on stderr (the driver may answer a program loaded from a binary otherwise).
+void ask_recorded_queries(cl_program program, cl_device_id device, cl_kernel kernel) {
+  std::vector<char> text(65536);
+  cl_int status = clGetKernelInfo(kernel, CL_KERNEL_ATTRIBUTES, text.size() - 1, text.data(), nullptr);
+  std::fprintf(stderr, "CL_KERNEL_ATTRIBUTES (%d): %s\n", status, status == CL_SUCCESS ? text.data() : "");
+  text.assign(text.size(), '\0');
+  status = clGetKernelArgInfo(kernel, 0, CL_KERNEL_ARG_NAME, text.size() - 1, text.data(), nullptr);
+  std::fprintf(stderr, "CL_KERNEL_ARG_NAME (%d): %s\n", status, status == CL_SUCCESS ? text.data() : "");
+  text.assign(text.size(), '\0');
+  status = clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, text.size() - 1, text.data(), nullptr);
+  std::fprintf(stderr, "CL_PROGRAM_BUILD_LOG (%d): %s\n", status, status == CL_SUCCESS ? text.data() : "");
 }
 
 }  // namespace
@@ -58,6 +73,7 @@ int main(int argc, char** argv) {
   }
   cl_kernel kernel = clCreateKernel(program, "compute", &status);
   if (status != CL_SUCCESS) return fail("clCreateKernel", status);
+  if (argc > 3 && std::string(argv[3]) == "--queries") ask_recorded_queries(program, device, kernel);
   cl_mem out = clCreateBuffer(context, CL_MEM_WRITE_ONLY, kItems * sizeof(cl_int), nullptr, &status);
   if (status != CL_SUCCESS) return fail("clCreateBuffer", status);
   clSetKernelArg(kernel, 0, sizeof out, &out);
