@@ -193,10 +193,12 @@ TEST_F(CaptureHelper, AKeyRebuiltAfterTheDriverRefusedItsEntryIsHandedOverWithIt
   expect_success(run_app(example()).result);
   ASSERT_EQ(entry_binaries(cache).size(), 2u);
   fs::remove(cache / "size");  // the sidecars change size: the next writer rescans
-  for (const fs::path& binary : entry_binaries(cache)) {  // an answers record of another version: refused
+  // An entry without its answers record is refused at the hit (a malformed record is found only
+  // when the app asks a recorded query, which this app does not).
+  for (const fs::path& binary : entry_binaries(cache)) {
     const fs::path sidecar = fs::path(binary).replace_extension(".json");
     nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
-    meta["answers"]["version"] = 99;
+    meta.erase("answers");
     write_text(sidecar, meta.dump());
   }
   CachedRun stale = run_app(example(), pausing_helpers(), false);
