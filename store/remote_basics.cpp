@@ -29,7 +29,8 @@ std::string new_lease_token() {
   std::random_device random;
   std::uniform_int_distribution<std::uint64_t> bits;
   std::mt19937_64 mix(random() ^ (fileops::current_process_id() << 32));
-  return Digest128{bits(mix), bits(mix) ^ static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count())}.hex();
+  const auto now = static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return Digest128{bits(mix), bits(mix) ^ now}.hex();
 }
 
 std::optional<nlohmann::json> program_summary(const nlohmann::json& sidecar, std::int64_t published_s) {
