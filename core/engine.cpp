@@ -16,13 +16,14 @@
 #include "core/platform.hpp"
 #include "core/remote_tier.hpp"
 #include "core/stats.hpp"
+#include "core/tier_source.hpp"
 #include "core/trace.hpp"
 #include "hashing/environment.hpp"
 #include "hashing/include_scan.hpp"
 #include "hashing/input_recheck.hpp"
 #include "store/disk_store.hpp"
 #include "store/file_ops.hpp"
-#include "store/pack_set.hpp"
+#include "store/tiers.hpp"
 
 namespace jitcache {
 namespace {
@@ -78,11 +79,17 @@ StoreLimits limits_from(const Settings& settings) {
 }
 
 // The packs of JITCACHE_PACKS, or null when none is set; every pack left out is warned about.
-std::shared_ptr<PackSet> open_packs(const Settings& settings) {
+// Without the tiers' library: one warning, no packs, the disk store serves.
+std::shared_ptr<PackTier> open_packs(const Settings& settings) {
   if (settings.packs.empty()) return nullptr;
+  std::string why;
+  const TierFactory* tiers = tier_factory(&why);
+  if (!tiers) {
+    log_warning("running without packs (JITCACHE_PACKS ignored): " + why);
+    return nullptr;
+  }
   std::vector<std::string> warnings;
-  const PackTrust trust = load_pack_trust(settings.pack_keys, &warnings);
-  std::shared_ptr<PackSet> packs = PackSet::open(settings.packs, trust, &warnings);
+  std::shared_ptr<PackTier> packs = tiers->open_packs(settings.packs, settings.pack_keys, &warnings);
   for (const std::string& warning : warnings) log_warning(warning);
   return packs;
 }

@@ -32,7 +32,7 @@
 namespace jitcache {
 
 class DiskStore;
-class PackSet;
+class PackTier;
 class RemoteTier;
 
 enum class Verdict { hit, miss, stale, uncacheable, failed };
@@ -221,7 +221,7 @@ class Engine {
 
   Settings settings_;
   std::shared_ptr<DiskStore> store_;
-  std::shared_ptr<PackSet> packs_;      // null: no packs configured
+  std::shared_ptr<PackTier> packs_;     // null: no packs configured
   std::shared_ptr<RemoteTier> remote_;  // null: no remote configured
   std::vector<std::string> env_patterns_;
   MemoryTier memory_;

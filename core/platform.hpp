@@ -6,6 +6,10 @@
 #include <filesystem>
 #include <string>
 
+namespace jitcache {
+struct TierFactory;
+}
+
 namespace jitcache::platform {
 
 // The cache root when neither JITCACHE_DIR nor a config names one:
@@ -30,5 +34,10 @@ void at_fork(void (*prepare)(), void (*parent)(), void (*child)());
 // store could be lost at exit or a half-finished one could deadlock the flush, so the
 // background writer runs jobs on the caller's thread instead.
 bool worker_threads_outlive_exit();
+
+// The factory of the pack and remote tiers (store/tiers.hpp) in libjitcache-tiers.so, loaded
+// (RTLD_LOCAL, never unloaded) from the folder the library holding this code was loaded from (the
+// shim's). Null and `why` when it is missing, cannot be loaded or is not this build's. Windows: none.
+const TierFactory* load_tier_plugin(std::string* why);
 
 }  // namespace jitcache::platform

@@ -1,3 +1,6 @@
+#include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -5,6 +8,7 @@
 #include <string>
 
 #include "core/platform.hpp"
+#include "store/tiers.hpp"
 
 namespace jitcache::platform {
 namespace {
@@ -42,5 +46,33 @@ std::tm local_time(std::time_t seconds) {
 void at_fork(void (*prepare)(), void (*parent)(), void (*child)()) { pthread_atfork(prepare, parent, child); }
 
 bool worker_threads_outlive_exit() { return true; }
+
+const TierFactory* load_tier_plugin(std::string* why) {
+  // The folder the loader found this library in ($ORIGIN: made absolute at load time, so a later
+  // chdir or a relative LD_PRELOAD path does not matter).
+  Dl_info info;
+  link_map* self = nullptr;
+  char origin[PATH_MAX] = {};
+  if (!::dladdr1(reinterpret_cast<void*>(&load_tier_plugin), &info, reinterpret_cast<void**>(&self),
+                 RTLD_DL_LINKMAP) || !self || ::dlinfo(self, RTLD_DI_ORIGIN, origin) != 0) {
+    *why = "cannot tell which folder jitcache's library was loaded from";
+    return nullptr;
+  }
+  const std::string path = std::string(origin) + "/" + kTierPluginFile;
+  void* plugin = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!plugin) {
+    const char* error = ::dlerror();
+    *why = error ? error : path + ": cannot be loaded";
+    return nullptr;
+  }
+  auto entry = reinterpret_cast<TierPluginEntry>(::dlsym(plugin, kTierPluginEntry));
+  const TierFactory* factory = entry ? entry(kTierAbi) : nullptr;
+  if (!factory || factory->abi != kTierAbi || factory->layout != kTierLayout) {
+    ::dlclose(plugin);
+    *why = path + " is not from this build of jitcache";
+    return nullptr;
+  }
+  return factory;
+}
 
 }  // namespace jitcache::platform

@@ -49,4 +49,10 @@ void at_fork(void (*)(), void (*)(), void (*)()) {}  // no fork on Windows
 
 bool worker_threads_outlive_exit() { return false; }
 
+// MinGW has neither libcrypto nor hiredis (Debian): no packs, no remote tier in this build.
+const TierFactory* load_tier_plugin(std::string* why) {
+  *why = "not supported in this build (Windows)";
+  return nullptr;
+}
+
 }  // namespace jitcache::platform

@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "core/long_wait.hpp"
 #include "core/stats.hpp"
+#include "core/tier_source.hpp"
 #include "store/file_ops.hpp"
 #include "store/remote_programs.hpp"
 
@@ -72,17 +73,23 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
   milliseconds lease_wait{60000};
   std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
   bool url_parsed = !config.endpoint.host.empty() || config.endpoint.unix_socket;
-  if (url_parsed) {  // other bad values fell back to their defaults
-    if (!problem.empty()) log_warning("remote setting ignored: " + problem);
-    log_info("remote tier: " + config.endpoint.redacted() + (read_only ? " (read-only)" : ""));
-    return std::make_unique<RemoteTier>(std::move(config), read_only, lease_wait);
+  if (!url_parsed) {
+    log_warning("running without the remote tier: " + problem);
+    return nullptr;
   }
-  log_warning("running without the remote tier: " + problem);
-  return nullptr;
+  if (!problem.empty()) log_warning("remote setting ignored: " + problem);  // fell back to its default
+  std::string why;
+  const TierFactory* tiers = tier_factory(&why);
+  if (!tiers) {
+    log_warning("running without the remote tier: " + why);
+    return nullptr;
+  }
+  log_info("remote tier: " + config.endpoint.redacted() + (read_only ? " (read-only)" : ""));
+  return std::make_unique<RemoteTier>(tiers->open_remote(std::move(config)), read_only, lease_wait);
 }
 
-RemoteTier::RemoteTier(RemoteConfig config, bool read_only, milliseconds lease_wait)
-    : store_(std::move(config)), read_only_(read_only), lease_wait_(lease_wait) {}
+RemoteTier::RemoteTier(std::unique_ptr<RemoteClient> store, bool read_only, milliseconds lease_wait)
+    : store_(std::move(store)), read_only_(read_only), lease_wait_(lease_wait) {}
 
 void RemoteTier::note(const RemoteResult& result, const char* during) {
   const char* name = nullptr;
@@ -115,7 +122,7 @@ void RemoteTier::fetch(Lookup& lookup) {
   bool rejected_seen = false;
   const std::string token = new_lease_token();
   for (;;) {
-    loaded = store_.load(key);
+    loaded = store_->load(key);
     if (loaded.status == RemoteStatus::corrupt || loaded.status == RemoteStatus::bad_hmac) {
       if (!rejected_seen) note(loaded, "read");  // once per lookup, though a waiter sees it on every poll
       rejected_seen = true;
@@ -125,12 +132,12 @@ void RemoteTier::fetch(Lookup& lookup) {
     }
     if (loaded.status == RemoteStatus::ok) break;
     // Nobody has a usable record: build it here, or wait for the node that is building it.
-    RemoteResult leased = read_only_ ? store_.lease_exists(key) : store_.acquire_lease(key, token);
+    RemoteResult leased = read_only_ ? store_->lease_exists(key) : store_->acquire_lease(key, token);
     if (!read_only_ && leased.status == RemoteStatus::ok) {
       // The previous holder may have published and released between our read and our lease.
-      RemoteResult again = store_.load(key);
+      RemoteResult again = store_->load(key);
       if (again.status == RemoteStatus::ok) {
-        store_.release_lease(key, token);
+        store_->release_lease(key, token);
         loaded = std::move(again);
         break;
       }
@@ -184,7 +191,7 @@ std::string RemoteTier::take_lease_token(const Digest128& key) {
 void RemoteTier::publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
                          std::string_view inputs) {
   if (read_only_) return abandon(key);
-  RemoteResult saved = store_.save(key, binary, sidecar);
+  RemoteResult saved = store_->save(key, binary, sidecar);
   if (saved.status == RemoteStatus::ok) count(counter::remote_store);
   else note(saved, "write");
   abandon(key);  // the record is there (or could not be written): the lease has done its job
@@ -198,10 +205,10 @@ void RemoteTier::publish(const Digest128& key, std::string_view binary, const nl
     return;
   }
   bool sent = false;
-  RemoteResult record = publish_inputs(store_, *digest, inputs, &sent);
+  RemoteResult record = store_->publish_inputs(*digest, inputs, &sent);
   if (record.status != RemoteStatus::ok) return note(record, "input record write");
   count(sent ? counter::remote_inputs_sent : counter::remote_inputs_there);
-  if (RemoteResult listed = publish_program(store_, key, *summary); listed.status != RemoteStatus::ok) {
+  if (RemoteResult listed = store_->publish_program(key, *summary); listed.status != RemoteStatus::ok) {
     note(listed, "program summary write");
   }
 }
@@ -214,7 +221,7 @@ bool RemoteTier::holds_lease(const Digest128& key) {
 void RemoteTier::abandon(const Digest128& key) {
   std::string token = take_lease_token(key);
   if (token.empty()) return;
-  RemoteResult released = store_.release_lease(key, token);
+  RemoteResult released = store_->release_lease(key, token);
   if (released.status != RemoteStatus::ok && released.status != RemoteStatus::miss) note(released, "lease release");
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/settings.hpp"
 #include "store/remote_store.hpp"
+#include "store/tiers.hpp"
 
 namespace jitcache {
 
@@ -20,7 +21,8 @@ struct Lookup;
 
 class RemoteTier {
  public:
-  // nullptr when no remote is configured, or (warned once) when the URL cannot be used.
+  // nullptr when no remote is configured, or (warned once) when the URL cannot be used or the
+  // tiers' library (core/tier_source.hpp) cannot be loaded.
   static std::unique_ptr<RemoteTier> open(const Settings& settings);
 
   // After a disk miss. A hit fills `lookup` (verdict hit, tier "remote"). On a miss this process
@@ -41,14 +43,14 @@ class RemoteTier {
   // Whether this process holds the key's lease: other nodes may be waiting for its record.
   bool holds_lease(const Digest128& key);
 
-  explicit RemoteTier(RemoteConfig config, bool read_only, std::chrono::milliseconds lease_wait);
+  RemoteTier(std::unique_ptr<RemoteClient> store, bool read_only, std::chrono::milliseconds lease_wait);
 
  private:
   // Counts a failed or skipped call and warns about it once per kind.
   void note(const RemoteResult& result, const char* during);
   std::string take_lease_token(const Digest128& key);
 
-  RemoteStore store_;
+  std::unique_ptr<RemoteClient> store_;
   bool read_only_;
   std::chrono::milliseconds lease_wait_;
   std::mutex leases_mutex_;

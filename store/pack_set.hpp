@@ -13,6 +13,7 @@
 
 #include "store/disk_store.hpp"
 #include "store/pack_reader.hpp"
+#include "store/tiers.hpp"
 
 namespace jitcache {
 
@@ -20,25 +21,20 @@ namespace jitcache {
 // makes a signature by one of them required, even when none of the files can be read.
 PackTrust load_pack_trust(std::string_view key_files, std::vector<std::string>* warnings);
 
-struct PackLookup {
-  LoadResult result;        // hit, miss, corrupt (the first refusal, when no pack served it) or error
-  std::filesystem::path pack;  // the pack that answered (hit) or refused (corrupt)
-};
-
-class PackSet {
+class PackSet final : public PackTier {
  public:
   // `spec`: paths separated by ':'. Warnings name every path left out and why.
   static std::unique_ptr<PackSet> open(std::string_view spec, const PackTrust& trust,
                                        std::vector<std::string>* warnings);
 
-  bool empty() const { return packs_.empty(); }
+  bool empty() const override { return packs_.empty(); }
   const std::vector<std::unique_ptr<PackReader>>& packs() const { return packs_; }
 
   // The first pack that holds `key` and whose entry checks out; a refused entry falls through to
   // the next pack.
-  PackLookup load(const Digest128& key) const;
+  PackLookup load(const Digest128& key) const override;
   // The driver refused the binary a pack served: not served from packs again in this process.
-  void refuse(const Digest128& key);
+  void refuse(const Digest128& key) override;
 
  private:
   std::vector<std::unique_ptr<PackReader>> packs_;

@@ -89,30 +89,6 @@ RemoteResult publish_inputs(RemoteStore& store, const Digest128& digest, std::st
   return stored;
 }
 
-std::optional<nlohmann::json> program_summary(const nlohmann::json& sidecar, std::int64_t published_s) {
-  if (!sidecar.is_object() || string_member(sidecar, "inputs").empty()) return std::nullopt;
-  nlohmann::json components = nlohmann::json::object();
-  std::string device_digest;
-  if (auto all = sidecar.find("components"); all != sidecar.end() && all->is_object()) {
-    for (const auto& [name, component] : all->items()) {
-      if (!component.is_object()) continue;
-      std::string digest = string_member(component, "digest");
-      if (digest.empty()) continue;
-      components[name] = digest;
-      if (name == "device") device_digest = digest;
-    }
-  }
-  return nlohmann::json{{"schema", kProgramSummarySchema},
-                        {"key", string_member(sidecar, "key")},
-                        {"api", string_member(sidecar, "api")},
-                        {"inputs", string_member(sidecar, "inputs")},
-                        {"device", string_member(sidecar, "device")},
-                        {"device_digest", device_digest},
-                        {"created_by", string_member(sidecar, "created_by")},
-                        {"published", published_s},
-                        {"components", std::move(components)}};
-}
-
 RemoteResult publish_program(RemoteStore& store, const Digest128& key, const nlohmann::json& summary) {
   const std::string payload = summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   if (payload.size() > kMaxProgramSummaryBytes) return result(RemoteStatus::skipped, "program summary over the cap");

@@ -3,7 +3,6 @@
 #include "store/file_ops.hpp"
 
 #include <mutex>
-#include <random>
 
 #include "store/hmac_sha256.hpp"
 #include "store/redis_connection.hpp"
@@ -54,27 +53,6 @@ std::string glob_prefix(const std::string& text) {
 }
 
 }  // namespace
-
-const char* to_string(RemoteStatus status) {
-  switch (status) {
-    case RemoteStatus::ok: return "ok";
-    case RemoteStatus::miss: return "miss";
-    case RemoteStatus::corrupt: return "corrupt";
-    case RemoteStatus::bad_hmac: return "bad_hmac";
-    case RemoteStatus::timeout: return "timeout";
-    case RemoteStatus::error: return "error";
-    case RemoteStatus::rejected: return "rejected";
-    case RemoteStatus::skipped: return "skipped";
-  }
-  return "?";
-}
-
-std::string new_lease_token() {
-  std::random_device random;
-  std::uniform_int_distribution<std::uint64_t> bits;
-  std::mt19937_64 mix(random() ^ (fileops::current_process_id() << 32));
-  return Digest128{bits(mix), bits(mix) ^ static_cast<std::uint64_t>(Clock::now().time_since_epoch().count())}.hex();
-}
 
 struct RemoteStore::State {
   std::timed_mutex mutex;  // timed: a child forked mid-call inherits it locked; never wait unbounded

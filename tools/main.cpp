@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "core/platform.hpp"
+#include "core/tier_source.hpp"
+#include "store/tiers.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/launch.hpp"
 #include "tools/lib/version.hpp"
@@ -25,6 +27,7 @@ void print_json(const nlohmann::json& value) {
 
 int main(int argc, char** argv) {
   using namespace jitcache::tool;
+  jitcache::link_tiers(jitcache::linked_tiers());  // warm, replay and capture helpers run the engine here
   CLI::App app{"jitcache: a persistent cache for OpenCL and Level Zero JIT compilation.\n"
                "Settings come from the environment (JITCACHE_*), <dir>/jitcache.conf and defaults;\n"
                "`jitcache config` shows them. Docs: docs/cli.md."};

@@ -1,7 +1,10 @@
 // Builds and runs two different programs, optionally removing a directory between the two builds
-// (the cache root vanishing under a running app). Prints each kernel's checked result.
+// (the cache root vanishing under a running app). Prints each kernel's checked result, then with
+// --print-mapped-libraries every shared library mapped into the process ("mapped: <path>" lines,
+// from /proc/self/maps): the shim maps libcrypto and libhiredis only where packs or a remote are
+// set (tests/integration/tier_loading_test.cpp).
 //
-//   opencl_two_builds [--remove-between DIR]
+//   opencl_two_builds [--remove-between DIR] [--print-mapped-libraries]
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
@@ -10,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,13 +56,26 @@ long long build_and_run(const cl_app::FirstDevice& device, const char* source, c
   return sum;
 }
 
+void print_mapped_libraries() {
+  std::set<std::string> libraries;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);) {
+    const std::size_t path = line.find('/');
+    if (path != std::string::npos && line.find(".so", path) != std::string::npos) libraries.insert(line.substr(path));
+  }
+  if (libraries.empty()) fail("/proc/self/maps lists no shared library", -1);
+  for (const std::string& library : libraries) std::printf("mapped: %s\n", library.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   cl_app::program_name = "opencl_two_builds";
   std::string remove_between;
+  bool print_mapped = false;
   for (int i = 1; i < argc; ++i) {
     if (std::string(argv[i]) == "--remove-between" && i + 1 < argc) remove_between = argv[++i];
+    if (std::string(argv[i]) == "--print-mapped-libraries") print_mapped = true;
   }
   const cl_app::FirstDevice device = cl_app::first_device_or_exit();
 
@@ -69,5 +87,6 @@ int main(int argc, char** argv) {
   std::printf("square sum=%lld\n", build_and_run(device, kSecond, "square"));
   clReleaseCommandQueue(device.queue);
   clReleaseContext(device.context);
+  if (print_mapped) print_mapped_libraries();
   return 0;
 }

@@ -34,7 +34,8 @@ arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarc
 man_pages=(/usr/share/man/man1/jitcache.1.gz /usr/share/man/man5/jitcache-config.5.gz)
 doc=/usr/share/doc/jitcache
 policy_files=("${man_pages[@]}" "$doc/copyright" "$doc/changelog.Debian.gz")
-for wanted in /usr/bin/jitcache "/usr/lib/$arch/jitcache/libjitcache.so" "${policy_files[@]}" \
+for wanted in /usr/bin/jitcache "/usr/lib/$arch/jitcache/libjitcache.so" "/usr/lib/$arch/jitcache/libjitcache-tiers.so" \
+              "${policy_files[@]}" \
               /usr/share/bash-completion/completions/jitcache "$doc/README.md"; do
   [ -f "$wanted" ] || fail "the package does not install $wanted"
 done
@@ -70,6 +71,13 @@ warm=$(/usr/bin/jitcache run --trace --trace-dir "$tmp/warm" -- "$example")
 traces=$(ls "$tmp"/warm/*.json | wc -l)
 hits=$(grep -l '"verdict": "hit"' "$tmp"/warm/*.json | wc -l)
 [ "$traces" -gt 0 ] && [ "$hits" = "$traces" ] || fail "warm run: $hits hits of $traces lookups"
+# Packs through the installed shim: it loads the installed libjitcache-tiers.so next to it (issue 19).
+mkdir -m 700 "$tmp/packs"
+/usr/bin/jitcache pack create -o "$tmp/packs/app.jcpack" >/dev/null || fail "installed pack create"
+packed=$(JITCACHE_DIR=$tmp/empty JITCACHE_PACKS=$tmp/packs /usr/bin/jitcache run --trace --trace-dir "$tmp/packed" -- "$example")
+[ "$packed" = "$plain" ] || fail "output served from a pack differs"
+pack_hits=$(grep -l '"tier": "pack"' "$tmp"/packed/*.json | wc -l)
+[ "$pack_hits" = "$traces" ] || fail "pack run: $pack_hits pack hits of $traces lookups"
 
 # Removal leaves nothing of the package behind.
 dpkg --purge jitcache >"$tmp/purge.log" 2>&1 || fail "dpkg --purge: $(cat "$tmp/purge.log")"
@@ -80,4 +88,4 @@ for file in "${files[@]}"; do
 done
 for file in "${policy_files[@]}"; do [ -e "$file" ] && fail "left behind: $file"; done
 for dir in "$doc" "/usr/lib/$arch/jitcache"; do [ -e "$dir" ] && fail "left behind: $dir"; done
-echo "deb package test: installed, cold then warm hits ($hits), removed without a trace"
+echo "deb package test: installed, cold then warm hits ($hits), pack hits ($pack_hits), removed without a trace"

@@ -91,6 +91,23 @@ TEST_F(ToolDoctor, ShowsTheCompilerIdentityAPoclBuildIsKeyedWith) {
   EXPECT_NE(text.out.find("build-id"), std::string::npos) << text.out;
 }
 
+// Packs and the remote reach apps through libjitcache-tiers.so next to the shim (issue 19).
+TEST_F(ToolDoctor, NamesTheTiersLibraryNextToTheShimAndWarnsWhenItIsMissing) {
+  std::vector<json> tiers = checks_named(doctor(), "tiers library");
+  ASSERT_EQ(tiers.size(), 1u);
+  EXPECT_EQ(tiers[0]["status"], "ok") << tiers[0];
+  const fs::path plugin = tiers[0]["detail"].get<std::string>();
+  EXPECT_EQ(plugin.filename(), "libjitcache-tiers.so");
+  ASSERT_TRUE(fs::is_regular_file(plugin)) << plugin;
+
+  fs::create_directories(tmp / "alone");  // the shim without it
+  fs::copy_file(plugin.parent_path() / "libjitcache.so", tmp / "alone" / "libjitcache.so");
+  tiers = checks_named(doctor({{"JITCACHE_LIBRARY", (tmp / "alone" / "libjitcache.so").string()}}), "tiers library");
+  ASSERT_EQ(tiers.size(), 1u);
+  EXPECT_EQ(tiers[0]["status"], "warn") << tiers[0];
+  EXPECT_NE(tiers[0]["detail"].get<std::string>().find("JITCACHE_PACKS"), std::string::npos) << tiers[0];
+}
+
 TEST_F(ToolDoctor, ShowsTheCompilerIdentityALevelZeroBuildIsKeyedWith) {
   const std::map<std::string, std::string> driver = {{"ZE_ENABLE_ALT_DRIVERS", LEVEL_ZERO_TEST_DRIVER}};
   const json traced = traced_compiler({LEVEL_ZERO_EXAMPLE}, driver);

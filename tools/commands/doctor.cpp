@@ -22,6 +22,7 @@
 #include "hashing/key.hpp"
 #include "store/remote_store.hpp"
 #include "store/remote_survey.hpp"
+#include "store/tiers.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/injection.hpp"
@@ -240,6 +241,18 @@ void check_injection(Findings* out) {
     return;
   }
   out->push_back({"library", "ok", library.found->string(), ""});
+  // Apps reach packs and the remote tier through the library next to it (store/tiers.hpp).
+  const fs::path tiers = library.found->parent_path() / kTierPluginFile;
+  std::error_code ignored;
+  if (fs::is_regular_file(tiers, ignored)) {
+    out->push_back({"tiers library", "ok", tiers.string(), ""});
+  } else {
+    out->push_back({"tiers library", "warn",
+                    tiers.string() + " is missing: apps run without packs (JITCACHE_PACKS) and the remote tier "
+                                     "(JITCACHE_REMOTE)",
+                    "reinstall jitcache, or build the `jitcache` target: it puts libjitcache-tiers.so next to "
+                    "libjitcache.so"});
+  }
   std::optional<fs::path> loader;
   // The loader an app would get, so that the layer check looks at the same file.
   if (void* handle = ::dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL)) {

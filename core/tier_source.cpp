@@ -1,0 +1,31 @@
+#include "core/tier_source.hpp"
+
+#include <atomic>
+
+#include "core/platform.hpp"
+
+namespace jitcache {
+namespace {
+
+std::atomic<const TierFactory*> g_linked{nullptr};
+
+}  // namespace
+
+void link_tiers(const TierFactory& factory) { g_linked = &factory; }
+
+const TierFactory* tier_factory(std::string* why) {
+  if (const TierFactory* linked = g_linked.load()) return linked;
+  struct Loaded {
+    const TierFactory* factory = nullptr;
+    std::string why;
+  };
+  static const Loaded loaded = [] {
+    Loaded result;
+    result.factory = platform::load_tier_plugin(&result.why);
+    return result;
+  }();
+  if (!loaded.factory) *why = loaded.why;
+  return loaded.factory;
+}
+
+}  // namespace jitcache

@@ -1,0 +1,51 @@
+#include "store/tiers.hpp"
+
+#include "store/pack_set.hpp"
+#include "store/remote_programs.hpp"
+
+namespace jitcache {
+namespace {
+
+class RemoteStoreClient final : public RemoteClient {
+ public:
+  explicit RemoteStoreClient(RemoteConfig config) : store_(std::move(config)) {}
+  RemoteResult load(const Digest128& key) override { return store_.load(key); }
+  RemoteResult save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) override {
+    return store_.save(key, binary, sidecar);
+  }
+  RemoteResult acquire_lease(const Digest128& key, const std::string& token) override {
+    return store_.acquire_lease(key, token);
+  }
+  RemoteResult lease_exists(const Digest128& key) override { return store_.lease_exists(key); }
+  RemoteResult release_lease(const Digest128& key, const std::string& token) override {
+    return store_.release_lease(key, token);
+  }
+  RemoteResult publish_inputs(const Digest128& digest, std::string_view record, bool* sent) override {
+    return jitcache::publish_inputs(store_, digest, record, sent);
+  }
+  RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) override {
+    return jitcache::publish_program(store_, key, summary);
+  }
+
+ private:
+  RemoteStore store_;
+};
+
+std::unique_ptr<PackTier> open_packs(std::string_view spec, std::string_view key_files,
+                                     std::vector<std::string>* warnings) {
+  const PackTrust trust = load_pack_trust(key_files, warnings);
+  return PackSet::open(spec, trust, warnings);
+}
+
+std::unique_ptr<RemoteClient> open_remote(RemoteConfig config) {
+  return std::make_unique<RemoteStoreClient>(std::move(config));
+}
+
+}  // namespace
+
+const TierFactory& linked_tiers() {
+  static const TierFactory factory{kTierAbi, kTierLayout, open_packs, open_remote};
+  return factory;
+}
+
+}  // namespace jitcache

@@ -1,0 +1,129 @@
+// Issue 19: the shim maps libcrypto and libhiredis (the pack and remote tiers, in
+// libjitcache-tiers.so) only into a process that set JITCACHE_PACKS or JITCACHE_REMOTE. The app
+// reads its own /proc/self/maps after its builds under the shim (opencl_two_builds
+// --print-mapped-libraries).
+// Without the tiers' library next to the shim, those tiers are off with one warning each and the
+// app runs, cached by the disk store.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TierLoading : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  fs::path cache = tmp / "cache";
+  int runs = 0;
+
+  CachedRun run_app(const std::string& shim, std::map<std::string, std::string> extra = {}) {
+    fs::path trace_dir = tmp / ("traces-" + std::to_string(++runs));
+    RunOptions options;
+    options.env = {{"LD_PRELOAD", shim},         {"JITCACHE_DIR", cache.string()}, {"JITCACHE_TRACE", "1"},
+                   {"JITCACHE_TRACE_DIR", trace_dir.string()}, {"JITCACHE_CAPTURE", "build"},
+                   {"JITCACHE_LOG", "warn"},     {"POCL_KERNEL_CACHE", "0"}};
+    for (auto& [name, value] : extra) options.env[name] = value;
+    options.unset = {"JITCACHE_PACKS", "JITCACHE_PACK_KEYS", "JITCACHE_REMOTE", "OPENCL_LAYERS"};
+    return run_traced(app(), options, trace_dir);
+  }
+
+  static std::vector<std::string> app() { return {TWO_BUILDS_APP, "--print-mapped-libraries"}; }
+
+  std::string plain_sums() {
+    RunResult plain = run_plain(app());
+    EXPECT_EQ(plain.exit_code, 0) << plain.err;
+    return sums(plain.out);
+  }
+
+  // What the app computed: its output without the "mapped: " lines.
+  static std::string sums(const std::string& out) { return out.substr(0, out.find("mapped: ")); }
+
+  // The mapped libraries the app printed whose file name holds `name`.
+  static std::vector<std::string> mapped(const RunResult& result, const std::string& name) {
+    std::vector<std::string> found;
+    std::istringstream lines(result.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("mapped: ", 0) != 0) continue;
+      if (fs::path(line.substr(8)).filename().string().find(name) != std::string::npos) found.push_back(line);
+    }
+    return found;
+  }
+
+  static int count(const std::string& text, const std::string& what) {
+    int n = 0;
+    for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; ++at) ++n;
+    return n;
+  }
+};
+
+TEST_F(TierLoading, AProcessWithoutPacksOrRemoteMapsNeitherLibcryptoNorHiredis) {
+  const std::string plain = plain_sums();
+  CachedRun cold = run_app(JITCACHE_LIBRARY);
+  CachedRun warm = run_app(JITCACHE_LIBRARY);
+  for (const CachedRun* run : {&cold, &warm}) {
+    ASSERT_EQ(run->result.exit_code, 0) << run->result.err;
+    EXPECT_EQ(sums(run->result.out), plain);
+    EXPECT_EQ(mapped(run->result, "libjitcache.so").size(), 1u) << run->result.out;  // the probe sees the shim
+    EXPECT_EQ(mapped(run->result, "libcrypto"), std::vector<std::string>{}) << run->result.out;
+    EXPECT_EQ(mapped(run->result, "libhiredis"), std::vector<std::string>{}) << run->result.out;
+    EXPECT_EQ(mapped(run->result, "libjitcache-tiers"), std::vector<std::string>{}) << run->result.out;
+    EXPECT_EQ(count(run->result.err, "jitcache: warning"), 0) << run->result.err;
+  }
+  EXPECT_EQ(cold.verdicts["miss"], 2);
+  EXPECT_EQ(warm.verdicts["hit"], 2);  // the engine ran (a disk hit) without them
+}
+
+TEST_F(TierLoading, SettingPacksOrARemoteLoadsThemPrivately) {
+  const std::string plain = plain_sums();
+  const std::map<std::string, std::map<std::string, std::string>> settings = {
+      {"packs", {{"JITCACHE_PACKS", (tmp / "absent.jcpack").string()}}},
+      {"remote", {{"JITCACHE_REMOTE", "redis://127.0.0.1:1"}}}};  // nothing listens on port 1
+  for (const auto& [tier, env] : settings) {
+    CachedRun run = run_app(JITCACHE_LIBRARY, env);
+    ASSERT_EQ(run.result.exit_code, 0) << tier << ": " << run.result.err;
+    EXPECT_EQ(sums(run.result.out), plain) << tier;
+    EXPECT_EQ(mapped(run.result, "libjitcache-tiers.so").size(), 1u) << tier << ": " << run.result.out;
+    EXPECT_EQ(mapped(run.result, "libcrypto").size(), 1u) << tier << ": " << run.result.out;
+    EXPECT_EQ(mapped(run.result, "libhiredis").size(), 1u) << tier << ": " << run.result.out;
+  }
+}
+
+TEST_F(TierLoading, WithoutAUsableTiersLibraryPacksAndRemoteAreOffWithOneWarningEachAndTheDiskServes) {
+  const std::string plain = plain_sums();
+  const std::map<std::string, std::string> both = {{"JITCACHE_PACKS", (tmp / "absent.jcpack").string()},
+                                                   {"JITCACHE_REMOTE", "redis://127.0.0.1:1"}};
+  // The shim alone in a folder, then next to a damaged tiers' library.
+  for (const std::string plugin : {"missing", "damaged"}) {
+    SCOPED_TRACE(plugin);
+    fs::path folder = tmp / plugin;
+    fs::create_directories(folder);
+    fs::copy_file(JITCACHE_LIBRARY, folder / "libjitcache.so");
+    if (plugin == "damaged") write_text(folder / "libjitcache-tiers.so", "not a shared object");
+    fs::remove_all(cache);
+    CachedRun cold = run_app((folder / "libjitcache.so").string(), both);
+    CachedRun warm = run_app((folder / "libjitcache.so").string(), both);
+    for (const CachedRun* run : {&cold, &warm}) {
+      ASSERT_EQ(run->result.exit_code, 0) << run->result.err;
+      EXPECT_EQ(sums(run->result.out), plain);
+      EXPECT_EQ(count(run->result.err, "jitcache: warning"), 2) << run->result.err;
+      EXPECT_EQ(count(run->result.err, "running without packs (JITCACHE_PACKS ignored): "), 1) << run->result.err;
+      EXPECT_EQ(count(run->result.err, "running without the remote tier: "), 1) << run->result.err;
+      EXPECT_EQ(count(run->result.err, "libjitcache-tiers.so"), 2) << run->result.err;  // each names what failed
+      EXPECT_EQ(mapped(run->result, "libcrypto"), std::vector<std::string>{}) << run->result.out;
+    }
+    EXPECT_EQ(cold.verdicts["miss"], 2);
+    ASSERT_EQ(warm.traces.size(), 2u);
+    for (const auto& trace : warm.traces) {
+      EXPECT_EQ(trace["verdict"], "hit");
+      EXPECT_EQ(trace["tier"], "disk");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace jitcache::testing
