@@ -6,6 +6,10 @@
 
 #include <xxhash.h>
 
+#if JITCACHE_XXH3_AVX2
+#include "hashing/xxh3_avx2.h"
+#endif
+
 namespace jitcache {
 namespace {
 
@@ -44,6 +48,18 @@ std::array<unsigned char, 8> little_endian(std::uint64_t value) {
 
 XXH3_state_t* as_state(void* state) { return static_cast<XXH3_state_t*>(state); }
 
+#if JITCACHE_XXH3_AVX2
+// Inputs up to 240 bytes take XXH3's scalar path in either build; longer ones the vector loop.
+constexpr std::size_t kVectorPathFrom = 241;
+bool use_avx2(std::size_t size) {
+  static const bool cpu_has_avx2 = [] {
+    __builtin_cpu_init();  // may run before libgcc's own initialiser (a constructor of the shim)
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return size >= kVectorPathFrom && cpu_has_avx2;
+}
+#endif
+
 }  // namespace
 
 std::string Digest128::hex() const {
@@ -63,11 +79,23 @@ std::optional<Digest128> Digest128::from_hex(std::string_view text) {
 }
 
 Digest128 xxh3_128(std::string_view bytes) {
+#if JITCACHE_XXH3_AVX2
+  if (use_avx2(bytes.size())) {
+    Digest128 digest;
+    jitcache_xxh3_128_avx2(bytes.data(), bytes.size(), &digest.high, &digest.low);
+    return digest;
+  }
+#endif
   const XXH128_hash_t hash = XXH3_128bits(bytes.data(), bytes.size());
   return Digest128{hash.high64, hash.low64};
 }
 
-std::uint64_t xxh3_64(std::string_view bytes) { return XXH3_64bits(bytes.data(), bytes.size()); }
+std::uint64_t xxh3_64(std::string_view bytes) {
+#if JITCACHE_XXH3_AVX2
+  if (use_avx2(bytes.size())) return jitcache_xxh3_64_avx2(bytes.data(), bytes.size());
+#endif
+  return XXH3_64bits(bytes.data(), bytes.size());
+}
 
 std::string hex64(std::uint64_t value) {
   std::string out;

@@ -78,9 +78,9 @@ EntryCheck check_entry(const StoreLayout& layout, const EntryPaths& paths, bool 
     return fail(std::move(check), State::io_error, "cannot read sidecar: " + error.message());
   }
 
-  std::optional<pack::HitFieldsText> split =
-      whole_sidecar ? std::nullopt : pack::all_but_text(text, "components", pack::kAnswersTextField);
-  check.sidecar = parse_untrusted_json(split ? split->fields : text);
+  std::optional<pack::HitFields> split =
+      whole_sidecar ? std::nullopt : pack::all_but(text, "components", pack::kAnswersTextField);
+  check.sidecar = split ? std::move(split->fields) : parse_untrusted_json(text);
   if (split) check.answers = std::move(split->as_text);
   if (check.sidecar.is_discarded()) return fail(std::move(check), State::bad, "sidecar is not valid JSON");
   if (!check.sidecar.is_object()) return fail(std::move(check), State::bad, "sidecar is not a JSON object");

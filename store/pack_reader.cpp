@@ -255,9 +255,8 @@ LoadResult PackReader::load_record(const IndexRecord& record, bool full_check, b
   }
   // Checked against the index's checksum above, so what is left out of the parse is what the pack's
   // writer wrote; a hit does not read it.
-  std::optional<HitFieldsText> lighter =
-      whole_sidecar ? std::nullopt : hit_fields_text(sidecar_text, kHitFields, kAnswersTextField);
-  result.sidecar = parse_untrusted_json(lighter ? lighter->fields : sidecar_text, store_detail::kMaxSidecarBytes);
+  std::optional<HitFields> lighter = whole_sidecar ? std::nullopt : hit_fields(sidecar_text, kHitFields, kAnswersTextField);
+  result.sidecar = lighter ? std::move(lighter->fields) : parse_untrusted_json(sidecar_text, store_detail::kMaxSidecarBytes);
   if (lighter) result.answers = std::move(lighter->as_text);
   if (!result.sidecar.is_object() || text_field(result.sidecar, store_detail::kKeyField) != key ||
       number_field(result.sidecar, store_detail::kSizeField) != record.binary_size ||

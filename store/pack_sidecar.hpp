@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace jitcache::pack {
 
 // The sidecar fields a hit needs: the integrity checks (key, binary_size, binary_xxh3_64) and what
@@ -24,28 +26,25 @@ inline const std::vector<std::string_view> kHitFields = {
 // JSON tree, which cost most of a hit (docs/design-decisions.md).
 inline constexpr std::string_view kAnswersTextField = "answers";
 
-// A sidecar's text split for a hit: the hit fields as a JSON object's text, and the text of the
-// field named `as_text` (null when absent).
-struct HitFieldsText {
-  std::string fields;
+// A sidecar read for a hit: the fields it keeps, parsed (discarded when one of their values is not
+// valid JSON), and the text of the field named `as_text` (null when absent), unparsed.
+struct HitFields {
+  nlohmann::json fields;
   std::shared_ptr<const std::string> as_text;
 };
 // A pack hit: the fields named in `names` kept, the one named `as_text` cut out as its text; nullopt
-// when only_top_level_values would give nullopt (or `as_text` is named twice).
-std::optional<HitFieldsText> hit_fields_text(std::string_view text, const std::vector<std::string_view>& names,
-                                             std::string_view as_text);
+// when the text is not shaped so that every value's end can be found, names a kept field (or
+// `as_text`) twice or has a name with an escape in it: the caller then parses the text whole, and
+// the parser's rules decide. Only brackets and strings are followed to find a value's end; the
+// kept values themselves are parsed as the parser would (one by one: the common shapes directly).
+std::optional<HitFields> hit_fields(std::string_view text, const std::vector<std::string_view>& names,
+                                    std::string_view as_text);
 // The disk store's hit: every field kept but `as_null` (its value read as null) and `as_text` (cut
 // out as its text), under the same rules.
-std::optional<HitFieldsText> all_but_text(std::string_view text, std::string_view as_null, std::string_view as_text);
+std::optional<HitFields> all_but(std::string_view text, std::string_view as_null, std::string_view as_text);
 
-// `text` (a JSON object) reduced to its top-level fields named in `names` (their text copied as it
-// is), or nullopt when the text is not shaped so that every value's end can be found, or names a
-// field twice (the caller then parses the text whole). Only brackets and strings are followed to
-// find a value's end; the values themselves are left for the JSON parser to check.
+// `text` (a JSON object) reduced to the text of its top-level fields named in `names` (copied as
+// they are), or nullopt under the rules of hit_fields.
 std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names);
-
-// `text` with the value of its top-level field `name` replaced by null (the disk store's hit path
-// reads "components" as null), under the same rules as only_top_level_values.
-std::optional<std::string> without_top_level_value(std::string_view text, std::string_view name);
 
 }  // namespace jitcache::pack

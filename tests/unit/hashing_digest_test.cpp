@@ -1,8 +1,15 @@
+#include <random>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "hashing/digest.hpp"
+
+// xxhash's own scalar code, compiled into this test: the reference that the one-shot hashes
+// (libxxhash's SSE2 code, or on an AVX2 CPU hashing/xxh3_avx2.c) must equal.
+#define XXH_INLINE_ALL
+#define XXH_VECTOR XXH_SCALAR
+#include <xxhash.h>
 
 namespace jitcache {
 namespace {
@@ -40,6 +47,22 @@ TEST(Xxh3, MatchesReferenceValues) {
   EXPECT_NE(xxh3_128("a"), xxh3_128("b"));
   EXPECT_EQ(xxh3_128(std::string("a\0b", 3)), xxh3_128(std::string("a\0b", 3)));
   EXPECT_NE(xxh3_128(std::string("a\0b", 3)), xxh3_128("a"));
+}
+
+TEST(Xxh3, EqualsTheScalarCodeAtEveryLengthAndAlignment) {
+  std::mt19937_64 random(17);
+  std::string bytes(70000, '\0');
+  for (char& c : bytes) c = static_cast<char>(random());
+  std::vector<std::size_t> lengths = {240, 241, 1024, 1025, 4096, 16384, 65536, 65537, 69999};
+  for (std::size_t length = 0; length < 2100; length += 7) lengths.push_back(length);
+  for (std::size_t offset : {0, 1, 3, 8}) {
+    for (std::size_t length : lengths) {
+      const std::string_view input(bytes.data() + offset, std::min(length, bytes.size() - offset));
+      const XXH128_hash_t expected = XXH3_128bits(input.data(), input.size());
+      EXPECT_EQ(xxh3_128(input), (Digest128{expected.high64, expected.low64})) << length << " at " << offset;
+      EXPECT_EQ(xxh3_64(input), XXH3_64bits(input.data(), input.size())) << length << " at " << offset;
+    }
+  }
 }
 
 TEST(Hex64, PadsToSixteenDigits) {

@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <memory>
+#include <random>
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -654,18 +655,80 @@ TEST(PackSidecar, OnlyTheNamedTopLevelValuesAreKeptAndAnythingOddIsParsedWhole) 
   EXPECT_FALSE(only_top_level_values("", {"key"}));
 }
 
+// Random documents whose values nest objects and arrays of strings full of quotes, backslashes and
+// brackets (escaped by the dump), of every length, so that each of them lands on every offset of
+// the scanner's 64-byte blocks and on their edges: what is kept must be what the parser reads.
+nlohmann::json random_value(std::mt19937_64& random, int depth) {
+  static const std::string alphabet = "\"\\{}[]:, a\n";
+  const int kind = depth >= 4 ? 0 : static_cast<int>(random() % 4);
+  if (kind == 0) {
+    std::string text(random() % 40, ' ');
+    for (char& c : text) c = alphabet[random() % alphabet.size()];
+    return text;
+  }
+  if (kind == 1) return static_cast<std::uint64_t>(random() % 1000);
+  nlohmann::json container = kind == 2 ? nlohmann::json::object() : nlohmann::json::array();
+  for (std::uint64_t i = random() % 5; i > 0; --i) {
+    if (kind == 2) container[std::string(1, "k{\"\\"[random() % 4]) + std::to_string(i)] = random_value(random, depth + 1);
+    else container.push_back(random_value(random, depth + 1));
+  }
+  return container;
+}
+
+TEST(PackSidecar, TheKeptTopLevelValuesAreWhatTheParserReadsInRandomDocuments) {
+  std::mt19937_64 random(3);
+  for (int round = 0; round < 3000; ++round) {
+    nlohmann::json document = nlohmann::json::object();
+    for (int field = 0; field < 6; ++field) document["f" + std::to_string(field)] = random_value(random, 0);
+    const std::string text = document.dump(round % 3 == 0 ? 1 : -1);
+    const std::vector<std::string_view> names = {"f1", "f4", "absent"};
+    const std::optional<std::string> light = pack::only_top_level_values(text, names);
+    ASSERT_TRUE(light) << text;
+    const nlohmann::json expected = {{"f1", document["f1"]}, {"f4", document["f4"]}};
+    ASSERT_EQ(nlohmann::json::parse(*light), expected) << text;
+    const std::optional<pack::HitFields> tree = pack::hit_fields(text, names, "f2");
+    ASSERT_TRUE(tree && tree->as_text) << text;
+    ASSERT_EQ(tree->fields, expected) << text;
+    ASSERT_EQ(nlohmann::json::parse(*tree->as_text), document["f2"]) << text;
+  }
+}
+
 // The answers' text is passed on as written (whitespace inside kept), left out of the fields.
 TEST(PackSidecar, TheAnswersAreSplitOffAsTheirText) {
   const std::string text = R"({"answers" : { "k" : [1, "}"] } , "key":"k","components":{}})";
-  std::optional<pack::HitFieldsText> split = pack::hit_fields_text(text, {"key"}, "answers");
+  std::optional<pack::HitFields> split = pack::hit_fields(text, {"key"}, "answers");
   ASSERT_TRUE(split);
-  EXPECT_EQ(split->fields, R"({"key":"k"})");
+  EXPECT_EQ(split->fields, nlohmann::json({{"key", "k"}}));
   ASSERT_TRUE(split->as_text);
   EXPECT_EQ(*split->as_text, R"({ "k" : [1, "}"] })");
-  split = pack::hit_fields_text(R"({"key":"k"})", {"key"}, "answers");
+  split = pack::hit_fields(R"({"key":"k"})", {"key"}, "answers");
   ASSERT_TRUE(split);
   EXPECT_FALSE(split->as_text);  // none: an entry written before answers were recorded
-  EXPECT_FALSE(pack::hit_fields_text(R"({"answers":1,"answers":2})", {"key"}, "answers"));  // twice
+  EXPECT_FALSE(pack::hit_fields(R"({"answers":1,"answers":2})", {"key"}, "answers"));  // twice
+}
+
+// The kept values are what the parser makes of them, whether read directly (plain strings,
+// unsigned integers) or parsed; one that is not JSON makes the fields discarded, as a whole parse
+// would refuse the sidecar; a name with an escape leaves the whole text to the parser.
+TEST(PackSidecar, KeptValuesAreReadAsTheParserReadsThem) {
+  const std::vector<std::string> values = {R"("plain")", R"("with \"escapes\" \n")", R"("caf\u00e9")", "0", "7",
+                                           "18446744073709551615", "18446744073709551616", "-3", "1.5", "1e3",
+                                           "true", "null", R"({"a":[1,2]})", "[]"};
+  for (const std::string& value : values) {
+    const std::string text = R"({"components":{},"key":)" + value + "}";
+    std::optional<pack::HitFields> split = pack::hit_fields(text, {"key"}, "answers");
+    ASSERT_TRUE(split) << value;
+    EXPECT_EQ(split->fields, nlohmann::json({{"key", nlohmann::json::parse(value)}})) << value;
+  }
+  for (const char* bad : {"01", "\"tab\there\"", "tru", "[1,]"}) {
+    std::optional<pack::HitFields> split = pack::hit_fields(std::string(R"({"key":)") + bad + "}", {"key"}, "answers");
+    ASSERT_TRUE(split) << bad;
+    EXPECT_TRUE(split->fields.is_discarded()) << bad;
+  }
+  EXPECT_FALSE(pack::hit_fields(R"({"key":"a","key":"b"})", {"key"}, "answers"));
+  std::optional<pack::HitFields> disk = pack::all_but(R"({"components":{"x":1},"key":"k","n":2})", "components", "answers");
+  ASSERT_TRUE(disk);
+  EXPECT_EQ(disk->fields, nlohmann::json({{"components", nullptr}, {"key", "k"}, {"n", 2}}));
 }
 
 // A hit parses only the fields a hit reads (pack::kHitFields); the tools get the sidecar whole.
