@@ -6,6 +6,7 @@
 # 64 KiB binaries; building the pack vs copying the same bytes at each size; at 16 KiB also the
 # `pack create` path from a real store (vs `cp -r` of that store + sync). The sizes run in turn,
 # and the whole round BENCH_PACK_RUNS times (default 2), so runs interleave on a shared machine.
+# Each pack is timed twice: just after writing (first_read_*) and read before (hit_*: the target).
 #   BENCH_PACK_ENTRIES=10000 BENCH_PACK_RUNS=2
 # Writes docs/benchmarks/pack.csv (run,binary_bytes,metric,value,unit) and pack.md.
 source "$(dirname "$0")/common.sh"
@@ -45,15 +46,17 @@ value() { awk -F, -v r="$1" -v b="$2" -v m="$3" '$1 == r && $2 == b && $3 == m {
   echo
   echo "The hits' distribution: p99.9 and max; the share of hits during which the thread was switched out (another process ran: \`getrusage\` RUSAGE_THREAD before and after each lookup, outside its timed span), the p50 / p99 of the other, undisturbed hits, and page faults per hit."
   echo
-  echo "| binary size, run | unsigned p99.9 / max | unsigned: switched out, undisturbed p50 / p99, faults per hit | signed p99.9 / max | signed: switched out, undisturbed p50 / p99 |"
-  echo "|---|---|---|---|---|"
+  echo "| binary size, run | unsigned p99.9 / max | unsigned: switched out, undisturbed p50 / p99, faults per hit | signed p99.9 / max | signed: switched out, undisturbed p50 / p99 | first read after writing, p50 / p99, unsigned / signed |"
+  echo "|---|---|---|---|---|---|"
   for b in 4096 16384 65536; do
     for run in $(seq "$runs"); do
-      printf '| %s KiB, %s | %.0f / %.0f µs | %.2f %%, %.1f / %.1f µs, %.2f | %.0f / %.0f µs | %.2f %%, %.1f / %.1f µs |\n' \
+      printf '| %s KiB, %s | %.0f / %.0f µs | %.2f %%, %.1f / %.1f µs, %.2f | %.0f / %.0f µs | %.2f %%, %.1f / %.1f µs | %.1f / %.1f, %.1f / %.1f µs |\n' \
         $((b / 1024)) "$run" "$(value $run $b hit_p999)" "$(value $run $b hit_max)" \
         "$(value $run $b hit_switched_share)" "$(value $run $b hit_undisturbed_p50)" "$(value $run $b hit_undisturbed_p99)" "$(value $run $b hit_faults_per_hit)" \
         "$(value $run $b signed_hit_p999)" "$(value $run $b signed_hit_max)" \
-        "$(value $run $b signed_hit_switched_share)" "$(value $run $b signed_hit_undisturbed_p50)" "$(value $run $b signed_hit_undisturbed_p99)"
+        "$(value $run $b signed_hit_switched_share)" "$(value $run $b signed_hit_undisturbed_p50)" "$(value $run $b signed_hit_undisturbed_p99)" \
+        "$(value $run $b first_read_hit_p50)" "$(value $run $b first_read_hit_p99)" \
+        "$(value $run $b first_read_signed_hit_p50)" "$(value $run $b first_read_signed_hit_p99)"
     done
   done
   echo
