@@ -1,5 +1,5 @@
 /* XXH3 one-shot hashes compiled for AVX2, from Debian's xxhash.h (XXH_INLINE_ALL: every function
- * static in this file). Called only when the CPU has AVX2 (hashing/xxh3_dispatch.cpp): the static
+ * static in this file). Called only when the CPU has AVX2 (hashing/digest.cpp): the static
  * libxxhash.a the shim links is built for SSE2 and has no dispatching entry points. C, not C++, so
  * that no inline function of a C++ header is emitted here with AVX2 code for the linker to pick
  * for the rest of the program. */

@@ -158,7 +158,9 @@ std::optional<Selection> select_top_level_values(std::string_view text, Keep kee
   if (at >= text.size() || text[at] != '{') return std::nullopt;
   Selection selection;
   at = skip_space(text, at + 1);
-  if (at < text.size() && text[at] == '}') return skip_space(text, at + 1) == text.size() ? std::optional(selection) : std::nullopt;
+  if (at < text.size() && text[at] == '}') {
+    return skip_space(text, at + 1) == text.size() ? std::optional(selection) : std::nullopt;
+  }
   while (at < text.size() && text[at] == '"') {  // "key" : value , ...
     const std::size_t key_end = string_end(text, at);
     if (key_end == kNotFound) return std::nullopt;
@@ -225,14 +227,19 @@ std::optional<HitFields> tree_of(std::optional<Selection> selection) {
   return split;
 }
 
+// Keeps the fields named in `names`, cuts out the one named `as_text` (if any), drops the rest.
+auto keep_named(const std::vector<std::string_view>& names, std::string_view as_text) {
+  return [&names, as_text](std::string_view key) {
+    if (!as_text.empty() && key == as_text) return Field::as_text;
+    return std::find(names.begin(), names.end(), key) != names.end() ? Field::keep : Field::drop;
+  };
+}
+
 }  // namespace
 
 std::optional<HitFields> hit_fields(std::string_view text, const std::vector<std::string_view>& names,
                                     std::string_view as_text) {
-  return tree_of(select_top_level_values(text, [&](std::string_view key) {
-    if (!as_text.empty() && key == as_text) return Field::as_text;
-    return std::find(names.begin(), names.end(), key) != names.end() ? Field::keep : Field::drop;
-  }));
+  return tree_of(select_top_level_values(text, keep_named(names, as_text)));
 }
 
 std::optional<HitFields> all_but(std::string_view text, std::string_view as_null, std::string_view as_text) {
@@ -242,9 +249,7 @@ std::optional<HitFields> all_but(std::string_view text, std::string_view as_null
 }
 
 std::optional<std::string> only_top_level_values(std::string_view text, const std::vector<std::string_view>& names) {
-  std::optional<Selection> selection = select_top_level_values(text, [&](std::string_view key) {
-    return std::find(names.begin(), names.end(), key) != names.end() ? Field::keep : Field::drop;
-  });
+  const std::optional<Selection> selection = select_top_level_values(text, keep_named(names, {}));
   if (!selection) return std::nullopt;
   std::string out = "{";
   for (const Member& member : selection->kept) {
