@@ -500,6 +500,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
 }
 
 void Engine::rejected(Lookup& lookup, const std::string& reason) {
+  count(counter::stale);
   drop(lookup.served());
   lookup.verdict = Verdict::stale;
   lookup.reason = "driver rejected the cached binary: " + reason;
@@ -509,13 +510,13 @@ void Engine::rejected(Lookup& lookup, const std::string& reason) {
 }
 
 void Engine::drop(const ServedEntry& entry) {
-  count(counter::stale);
   if (entry.scope != kNoMemoryScope) memory_.erase(entry.scope, entry.key);
   if (entry.from_pack) packs_->refuse(entry.key);  // read-only: skipped from now on
   else store_->remove(entry.key);
 }
 
 void Engine::refuse_served(const ServedEntry& entry, const std::string& reason) {
+  count(counter::corrupt);  // its record, not the driver, refused it
   drop(entry);
   log_warning("cache entry " + entry.key.hex() + " dropped after it was served: " + reason);
 }

@@ -160,7 +160,8 @@ class Engine {
   void rejected(Lookup& lookup, const std::string& reason);
   // An entry that served a hit proved unusable after its lookup ended (an adapter decodes the
   // recorded answers only when the app first asks for one): dropped as rejected() drops it, so
-  // that the next build of the key rebuilds it; one warning. The app keeps what was loaded.
+  // that the next build of the key rebuilds it; one warning, counted corrupt (rejected() counts
+  // stale: the driver refused). The app keeps what was loaded.
   void refuse_served(const ServedEntry& entry, const std::string& reason);
   // A real build succeeded: store the binary in the background.
   void built(Lookup& lookup, BuildResult result);
@@ -196,7 +197,7 @@ class Engine {
  private:
   Engine(Settings settings, std::unique_ptr<DiskStore> store);
   void end(Lookup& lookup);  // counts, writes the trace
-  void drop(const ServedEntry& entry);  // a refused entry: counted stale, not served again
+  void drop(const ServedEntry& entry);  // a refused entry: out of every tier, never served again
   // The steps of lookup(), in order; each returns true when it answered the lookup.
   bool find_in_memory(Lookup& lookup);
   bool wait_for_other_thread(Lookup& lookup, const LookupContext& context);

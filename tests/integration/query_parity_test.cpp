@@ -339,6 +339,9 @@ TEST_F(QueryParity, AMalformedRecordFoundAtTheFirstQueryFallsBackToTheDriver) {
   }
   EXPECT_EQ(occurrences(served.result.err, kDroppedAfterServed), 1u) << served.result.err;
   EXPECT_TRUE(entry_binaries(cache).empty()) << "the entry was not dropped";
+  // Counted as what it is: a corrupt entry, not a binary the driver refused.
+  EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "corrupt_entries"), 1);
+  EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "stale_rejected"), 0);
 
   CachedRun rebuilt = run_cached(app, {});
   EXPECT_EQ(rebuilt.verdicts["miss"], 1) << kinds(rebuilt);
