@@ -1,12 +1,10 @@
 #include "core/capture_helper.hpp"
 
 #include <condition_variable>
-#include <deque>
-#include <iterator>
-#include <optional>
 #include <csignal>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <thread>
@@ -15,9 +13,11 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/fd_passing.hpp"
 #include "core/log.hpp"
 #include "core/stats.hpp"
 
@@ -26,13 +26,19 @@ extern char** environ;
 namespace jitcache {
 namespace {
 
+// The helper finds its socket here (and nothing else of the app's open files: all others are closed).
+constexpr int kHelperSocketFd = 3;
+
 struct Helpers {
   std::mutex mutex;
   std::condition_variable ended;
+  int socket = -1;              // this process's end of the running helper's socket; -1: none
+  pid_t pid = 0;                // that helper
   int running = 0;              // helpers of this process not reaped yet
-  bool exiting = false;         // the exit flush took the queue: nothing starts after it
-  HelperPolicy policy;          // of the latest submit (the settings do not change)
-  std::deque<HelperJob> queue;  // waiting for the running helper to end, or for the exit
+  bool exiting = false;         // the exit flush ran: nothing is kept for later after it
+  unsigned time_limit_s = 600;  // per program (HelperPolicy)
+  bool prestarted = false;      // prestart_capture_helper ran
+  std::deque<HelperJob> kept;   // helper_start = at_exit: handed over at the exit
 };
 
 Helpers*& helpers_slot() {
@@ -56,26 +62,24 @@ std::vector<std::string> helper_environment() {
   return out;
 }
 
-// `jitcache replay --helper` with one --job per key. Each job's lock descriptor is inherited
-// (dup2 onto itself clears close-on-exec in the child only), so the helper holds every lock the
-// moment it exists; this process then lets go of its copies. -1 and `why` when it cannot start.
-pid_t spawn_helper(std::vector<HelperJob>& jobs, unsigned time_limit_s, bool at_exit, std::string* why) {
+void reap(pid_t pid);
+
+// `jitcache replay --helper`, its end of a SOCK_SEQPACKET socket as descriptor 3 and no other of
+// this process's files (a parent that waits on a pipe the app holds must not wait for the helper).
+bool spawn_locked(unsigned time_limit_s, std::string* why) {
   const std::string binary = helper_binary();
   if (binary.empty()) {
     *why = "no jitcache binary found for the capture helper (set JITCACHE_HELPER)";
-    return -1;
+    return false;
+  }
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    *why = std::string("cannot start the capture helper: socketpair: ") + std::strerror(errno);
+    return false;
   }
   std::vector<std::string> arguments = {binary, "replay", "--helper", "--for-pid", std::to_string(::getpid()),
-                                        "--time-limit", std::to_string(time_limit_s)};
-  if (at_exit) arguments.push_back("--at-exit");
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  for (const HelperJob& job : jobs) {
-    const int fd = static_cast<int>(job.lock.native_handle());
-    if (fd >= 0) posix_spawn_file_actions_adddup2(&actions, fd, fd);
-    arguments.push_back("--job");
-    arguments.push_back(job.inputs + ":" + job.device_digest + ":" + job.key.hex() + ":" + std::to_string(fd));
-  }
+                                        "--time-limit", std::to_string(time_limit_s),
+                                        "--socket-fd", std::to_string(kHelperSocketFd)};
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
@@ -84,9 +88,13 @@ pid_t spawn_helper(std::vector<HelperJob>& jobs, unsigned time_limit_s, bool at_
   for (std::string& variable : environment) envp.push_back(variable.data());
   envp.push_back(nullptr);
 
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, pair[1], kHelperSocketFd);  // dup2 clears close-on-exec
+  posix_spawn_file_actions_addclosefrom_np(&actions, kHelperSocketFd + 1);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // Its own session: the terminal's signals (Ctrl-C) and the app's process group stay the app's.
@@ -97,77 +105,73 @@ pid_t spawn_helper(std::vector<HelperJob>& jobs, unsigned time_limit_s, bool at_
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   pid_t pid = -1;
-  int error = posix_spawn(&pid, binary.c_str(), &actions, &attributes, argv.data(), envp.data());
+  const int error = posix_spawn(&pid, binary.c_str(), &actions, &attributes, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
+  ::close(pair[1]);
   if (error != 0) {
+    ::close(pair[0]);
     *why = std::string("cannot start the capture helper: ") + std::strerror(error);
-    return -1;
+    return false;
   }
-  for (HelperJob& job : jobs) job.lock.let_go();  // the helper holds them now
-  count("capture_helper_started", static_cast<std::int64_t>(jobs.size()));
-  return pid;
-}
-
-void reap(pid_t pid);
-
-// Starts `jobs` in one helper reaped by a thread of ours. Called with the mutex held.
-pid_t start_locked(std::vector<HelperJob> jobs, std::string* why) {
-  pid_t pid = spawn_helper(jobs, helpers().policy.time_limit_s, helpers().exiting, why);
-  if (pid < 0) return -1;  // the jobs' locks are released as they go
+  Helpers& h = helpers();
+  h.socket = pair[0];
+  h.pid = pid;
   try {
     std::thread(reap, pid).detach();
-    ++helpers().running;
+    ++h.running;
   } catch (...) {
     // No thread to be had (at exit, or out of resources): the helper runs unreaped (a zombie
-    // until this process ends) and the next miss may start another at once.
+    // until this process ends).
   }
-  return pid;
+  return true;
 }
 
-// The next queued job: one that another process waits for (its `.wanted` marker) first.
-std::optional<HelperJob> next_job_locked() {
-  auto& queue = helpers().queue;
-  if (queue.empty()) return std::nullopt;
-  auto pick = queue.begin();
-  if (DiskStore* store = helpers().policy.store) {
-    for (auto it = queue.begin(); it != queue.end(); ++it) {
-      if (store->key_wanted(it->key)) {
-        pick = it;
-        break;
-      }
-    }
+// One job as the helper reads it (tools/commands/replay.cpp): INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK,
+// with the marker's descriptor and, when HAS_LOCK is 1, the build lock's after it.
+bool send_job(int socket, HelperJob& job) {
+  const bool has_lock = job.lock.held();
+  const std::string text = job.inputs + ":" + job.device_digest + ":" + job.key.hex() + ":" + (has_lock ? "1" : "0");
+  std::vector<int> files = {static_cast<int>(job.mark.native_handle())};
+  if (has_lock) files.push_back(static_cast<int>(job.lock.native_handle()));
+  if (!send_with_files(socket, text, files)) return false;
+  job.mark.let_go();  // the helper holds them now (they were in flight until it took them)
+  job.lock.let_go();
+  count("capture_helper_started");
+  return true;
+}
+
+// Sends `job` to the running helper, starting one when none runs or the last one stopped reading.
+pid_t hand_over_locked(HelperJob& job, unsigned time_limit_s, std::string* why) {
+  Helpers& h = helpers();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (h.socket < 0 && !spawn_locked(time_limit_s, why)) return -1;
+    if (send_job(h.socket, job)) return h.pid;
+    ::close(h.socket);  // it died, or was killed: the next one takes the job
+    h.socket = -1;
   }
-  HelperJob job = std::move(*pick);
-  queue.erase(pick);
-  return job;
+  *why = "the capture helper stopped taking jobs";
+  return -1;
 }
 
 void reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  // A helper counts what its programs' children did; one that was killed itself (its time
-  // limit, a crash) could not.
+  // A helper counts what its programs did; one that was killed itself could not.
   if (WIFSIGNALED(status)) {
     count("capture_helper_died");
     log_info("capture helper " + std::to_string(pid) + " died with signal " + std::to_string(WTERMSIG(status)) +
              ": its entries are built again by the next run");
   }
   std::lock_guard lock(helpers().mutex);
-  --helpers().running;
-  while (!helpers().exiting && helpers().policy.while_running && helpers().running == 0) {
-    std::optional<HelperJob> next = next_job_locked();
-    if (!next) break;
-    std::vector<HelperJob> jobs;
-    jobs.push_back(std::move(*next));
-    std::string why;
-    if (start_locked(std::move(jobs), &why) < 0) {
-      count("capture_helper_not_started");
-      log_info("not stored: " + why);
-    }
+  Helpers& h = helpers();
+  if (h.pid == pid && h.socket >= 0) {
+    ::close(h.socket);
+    h.socket = -1;
   }
-  helpers().ended.notify_all();
+  --h.running;
+  h.ended.notify_all();
 }
 
 }  // namespace
@@ -188,49 +192,56 @@ std::string helper_binary() {
 
 pid_t submit_capture(HelperJob job, const HelperPolicy& policy, std::string* why) {
   std::lock_guard lock(helpers().mutex);
-  helpers().policy = policy;
-  if (helpers().exiting || !policy.while_running || helpers().running > 0) {
+  helpers().time_limit_s = policy.time_limit_s;
+  if (!policy.while_running && !helpers().exiting) {
+    job.lock.release();  // not started before the exit: nobody's to wait for
     count("capture_helper_queued");
-    helpers().queue.push_back(std::move(job));
+    helpers().kept.push_back(std::move(job));
     return 0;
   }
-  std::vector<HelperJob> jobs;
-  jobs.push_back(std::move(job));
-  return start_locked(std::move(jobs), why);
+  return hand_over_locked(job, policy.time_limit_s, why);
 }
 
-std::optional<KeyLock> take_queued_capture(const Digest128& key) {
+void prestart_capture_helper(const std::string& device_digest, const HelperPolicy& policy) {
   std::lock_guard lock(helpers().mutex);
-  auto& queue = helpers().queue;
-  for (auto it = queue.begin(); it != queue.end(); ++it) {
-    if (it->key != key) continue;
-    KeyLock taken = std::move(it->lock);
-    queue.erase(it);
-    return taken;
-  }
-  return std::nullopt;
-}
-
-void start_queued_captures_at_exit() {
-  std::lock_guard lock(helpers().mutex);
-  helpers().exiting = true;
-  if (helpers().queue.empty()) return;
-  std::vector<HelperJob> jobs(std::make_move_iterator(helpers().queue.begin()),
-                              std::make_move_iterator(helpers().queue.end()));
-  helpers().queue.clear();
-  count("capture_helper_at_exit", static_cast<std::int64_t>(jobs.size()));
+  Helpers& h = helpers();
+  if (h.prestarted || h.exiting || !policy.while_running || h.socket >= 0) return;
+  h.prestarted = true;  // once: a helper that died is restarted by the next hand-over, not here
+  h.time_limit_s = policy.time_limit_s;
   std::string why;
-  if (start_locked(std::move(jobs), &why) < 0) {
-    count("capture_helper_not_started");
-    log_info("not stored: " + why);
+  if (!spawn_locked(policy.time_limit_s, &why)) return;  // the hand-over says why, if one comes
+  if (!send_with_files(h.socket, "warm:" + device_digest, {})) {
+    ::close(h.socket);
+    h.socket = -1;
   }
 }
 
-void forget_queued_captures_after_fork() {
+void finish_captures_at_exit() {
+  std::lock_guard lock(helpers().mutex);
+  Helpers& h = helpers();
+  h.exiting = true;
+  if (!h.kept.empty()) count("capture_helper_at_exit", static_cast<std::int64_t>(h.kept.size()));
+  for (HelperJob& job : h.kept) {
+    std::string why;
+    if (hand_over_locked(job, h.time_limit_s, &why) < 0) {
+      count("capture_helper_not_started");
+      log_info("not stored: " + why);
+    }
+  }
+  h.kept.clear();
+  if (h.socket >= 0) ::close(h.socket);  // no more jobs: the helper finishes those it has
+  h.socket = -1;
+}
+
+void forget_captures_after_fork() {
   // In the child of fork(): the old state's mutex may be held by a thread that does not exist
-  // here, so it is left alone (leaked) and the child starts afresh with no helper and no queue.
+  // here, so it is left alone (leaked) and the child starts afresh with no helper.
   Helpers* parents = helpers_slot();
-  for (HelperJob& job : parents->queue) job.lock.let_go();  // the parent's copies keep them held
+  if (parents->socket >= 0) ::close(parents->socket);
+  for (HelperJob& job : parents->kept) {
+    job.mark.let_go();  // the parent's copies keep them held
+    job.lock.let_go();
+  }
   helpers_slot() = new Helpers;
 }
 

@@ -130,9 +130,6 @@ struct LookupClaim {
   Digest128 key;
   std::shared_ptr<Flight> flight;  // empty when this lookup does not lead
   KeyLock key_lock;                // not held when the store is read-only, busy or failing
-  // The binary must be stored by this process now (not by a capture helper): it took over the
-  // build lock of a key whose capture this process had queued (core/capture_helper.hpp).
-  bool needed_now = false;
 
   void publish(FlightOutcome outcome) {
     if (!flight) return;
@@ -153,6 +150,15 @@ KeyLock keep_build_lock(std::shared_ptr<LookupClaim>& claim) {
   claim.reset();  // publishes "abandoned" to threads of this process that wait: they look again
   return lock;
 }
+
+#if !defined(_WIN32)
+HelperPolicy helper_policy(const Settings& settings) {
+  HelperPolicy policy;
+  policy.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings.helper_time_limit_s, 1u << 30));
+  policy.while_running = settings.helpers_while_running;
+  return policy;
+}
+#endif
 }  // namespace
 
 const char* to_string(Verdict verdict) {
@@ -183,7 +189,7 @@ Engine* Engine::instance() {
       platform::at_fork(nullptr, nullptr, [] {
         g_engine->flights_.reset_after_fork();
 #if !defined(_WIN32)
-        forget_queued_captures_after_fork();
+        forget_captures_after_fork();
 #endif
       });
     }
@@ -425,36 +431,15 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   return true;
 }
 
-// The key's lock may already be this process's: a capture helper's child was handed it by the
-// helper, or this process queued the key's capture (then it builds and stores the key itself now).
+// A capture helper's worker builds keys whose build locks the helper holds for it.
 bool Engine::take_handed_lock(Lookup& lookup) {
-  {
-    std::lock_guard lock(handed_locks_mutex_);
-    if (auto it = handed_locks_.find(lookup.key.key); it != handed_locks_.end()) {
-      lookup.claim->key_lock = std::move(it->second);
-      handed_locks_.erase(it);
-      return true;
-    }
-  }
-#if !defined(_WIN32)
-  if (std::optional<KeyLock> queued = take_queued_capture(lookup.key.key)) {
-    lookup.claim->key_lock = std::move(*queued);
-    lookup.claim->needed_now = true;
-    return true;
-  }
-#endif
-  return false;
+  std::lock_guard lock(handed_locks_mutex_);
+  return handed_locks_.erase(lookup.key.key) > 0;
 }
 
-bool Engine::adopt_build_lock(const Digest128& key, std::intptr_t handle, std::string* why) {
-  KeyLock lock;
-  if (std::error_code error = store_->adopt_key_lock(key, handle, /*owns_name=*/false, &lock)) {
-    *why = "the build lock handed to this helper is not the key's: " + error.message();
-    return false;
-  }
+void Engine::build_lock_held_for(const Digest128& key) {
   std::lock_guard guard(handed_locks_mutex_);
-  handed_locks_[key] = std::move(lock);
-  return true;
+  handed_locks_.insert(key);
 }
 
 void Engine::remember(const Lookup& lookup, MemoryValue value) {
@@ -612,33 +597,33 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   lookup.timings.build_us = build_us;
   auto pending = std::make_shared<Lookup>(std::move(lookup));
   auto lock = std::make_shared<KeyLock>(keep_build_lock(pending->claim));  // handed to the helper
-  // A rebuild after the driver refused a hit has no claim (a hit takes no build lock): take the
-  // key's lock now, if free, so that the helper holds it from its start as for a miss, and nobody
-  // builds the key again while it does.
-  if (!lock->held()) (void)store_->lock_key(pending->key.key, std::chrono::milliseconds(0), lock.get());
   BackgroundWriter::instance().post([this, pending, lock] {
     std::string why;
     std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);
 #if defined(_WIN32)
     if (inputs) why = "no capture helper on this platform";
 #else
-    if (inputs) {
+    KeyLock mark;
+    if (inputs && store_->mark_capture(pending->key.key, &mark) == std::errc::resource_unavailable_try_again) {
+      // Another run's helper has this key (this run built it before that helper came to it).
+      pending->reason = "not captured here: another process's capture helper has this key";
+      end(*pending);
+      return;
+    }
+    if (inputs && !mark.held()) why = "cannot mark its capture in flight (" + store_->root().string() + "/locks)";
+    if (inputs && mark.held()) {
       HelperJob job;
       job.inputs = inputs->hex();
       for (const KeyComponent& component : pending->key.components) {
         if (component.name == "device") job.device_digest = component.digest.hex();
       }
       job.key = pending->key.key;
+      job.mark = std::move(mark);
       job.lock = std::move(*lock);
-      HelperPolicy policy;
-      policy.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings_.helper_time_limit_s, 1u << 30));
-      policy.while_running = settings_.helpers_while_running;
-      policy.store = store_.get();
-      pid_t pid = submit_capture(std::move(job), policy, &why);
+      pid_t pid = submit_capture(std::move(job), helper_policy(settings_), &why);
       // After what the lookup found (e.g. a corrupt entry quarantined), not instead of it.
       std::string captured = pid > 0 ? "binary captured outside the app by helper pid " + std::to_string(pid)
-                                     : "binary captured outside the app by helper (queued: it starts when the one "
-                                       "before it ends, or at exit)";
+                                     : "binary captured outside the app by helper (queued: it starts at exit)";
       if (pid >= 0) pending->reason = pending->reason.empty() ? captured : pending->reason + "; " + captured;
     }
 #endif
@@ -649,6 +634,15 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
     }
     end(*pending);
   });
+}
+
+void Engine::expect_capture([[maybe_unused]] const Lookup& lookup) {
+#if !defined(_WIN32)
+  if (!settings_.helpers_while_running || replay_mark()) return;
+  for (const KeyComponent& component : lookup.key.components) {
+    if (component.name == "device") prestart_capture_helper(component.digest.hex(), helper_policy(settings_));
+  }
+#endif
 }
 
 // The key holds the headers as they were when hashed; the build may have read other versions
@@ -701,7 +695,6 @@ std::string Engine::why_not_stored(const Digest128& key) const {
 bool Engine::awaited(const Lookup& lookup) const {
   if (remote_ && remote_->holds_lease(lookup.key.key)) return true;  // other nodes' waiters are unseen
   if (!lookup.claim) return false;
-  if (lookup.claim->needed_now) return true;
   if (lookup.claim->flight && lookup.claim->flight->awaited()) return true;
   return lookup.claim->key_lock.held() && store_->key_wanted(lookup.key.key);
 }
@@ -791,7 +784,7 @@ void Engine::flush([[maybe_unused]] bool at_exit) {
     return BackgroundWriter::instance().drain(wait);
   });
 #if !defined(_WIN32)
-  if (at_exit) start_queued_captures_at_exit();  // queued by the stores drained above
+  if (at_exit) finish_captures_at_exit();  // after the hand-overs drained above
   if (const char* wait = std::getenv("JITCACHE_TEST_WAIT_FOR_HELPERS"); wait && *wait == '1') wait_for_capture_helpers();
 #endif
   if (!drained) {

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <mutex>
 #include <memory>
 #include <optional>
@@ -173,11 +174,15 @@ class Engine {
   void postpone(Lookup& lookup);
   // capture = helper: the app's build succeeded and its binary is not read here. Records the
   // inputs and has a detached helper rebuild them, check the key and store the entry
-  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock handed to the helper.
+  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock handed to the helper. A
+  // key whose capture another process owes already (its helper has it) is not handed twice.
   void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
-  // In a capture helper: the build lock of `key` that the helper was handed as descriptor
-  // `handle`; the lookup of that key takes it instead of locking. False and `why`: not that lock.
-  bool adopt_build_lock(const Digest128& key, std::intptr_t handle, std::string* why);
+  // Before a missed build that will likely go to a capture helper: starts this process's helper
+  // (once), which loads the driver for the lookup's device meanwhile.
+  void expect_capture(const Lookup& lookup);
+  // In a capture helper's worker: the helper holds the build lock of `key` for this process, so
+  // the lookup of that key takes no lock of its own (it would wait for the helper).
+  void build_lock_held_for(const Digest128& key);
   // The real build failed (the app gets the driver's error); nothing is stored.
   void failed(Lookup& lookup, const std::string& reason);
   // A replay's binary did not load back (`why`): nothing is stored, the key stays a miss (for the
@@ -230,7 +235,7 @@ class Engine {
   mutable std::mutex not_stored_mutex_;
   std::map<Digest128, std::string> not_stored_;  // replay processes only (one or a few keys)
   std::mutex handed_locks_mutex_;
-  std::map<Digest128, KeyLock> handed_locks_;  // adopt_build_lock's, until their lookup takes them
+  std::set<Digest128> handed_locks_;  // build_lock_held_for's, until their lookup comes
 };
 
 }  // namespace jitcache

@@ -172,15 +172,22 @@ ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
     Engine* engine = Engine::instance();
     if (!engine) return failure("the cache is disabled or unusable here");
     std::string why;
-    if (request.handed_lock >= 0 && request.expected_key &&
-        !engine->adopt_build_lock(*request.expected_key, request.handed_lock, &why)) {
-      return failure(why);
-    }
+    if (request.lock_held_by_parent && request.expected_key) engine->build_lock_held_for(*request.expected_key);
     std::optional<ReplayDevice> device = matching_device(adapter, request.device_digest, &why);
     if (!device) return not_here(why);
     return build_on(*device, request, adapter, *engine);
   } catch (const std::exception& e) {
     return failure(std::string("replay failed: ") + e.what());
+  }
+}
+
+void warm_up(const std::string& device_digest, ReplayAdapter& adapter) {
+  try {
+    if (!adapter.open().empty()) return;
+    std::string why;
+    if (std::optional<ReplayDevice> device = matching_device(adapter, device_digest, &why)) adapter.warm_up(*device);
+  } catch (...) {
+    // Only a head start: the first program pays for the driver's start instead.
   }
 }
 

@@ -28,9 +28,9 @@ struct ReplayRequest {
   nlohmann::json recorded_components;  // the recorded key's components ({name: {digest}}): what must not differ
   // The capture helper: the app's key. Nothing is built unless the key derived here is this one.
   std::optional<Digest128> expected_key;
-  // The capture helper's child: the expected key's build lock, inherited (-1: none; then the
-  // build takes the lock itself).
-  std::intptr_t handed_lock = -1;
+  // The capture helper's worker: the helper holds the expected key's build lock for it (false:
+  // the build takes the lock itself).
+  bool lock_held_by_parent = false;
   // Who replays (`jitcache warm`, or a capture helper and for which app): replay() marks the
   // process with it before anything is built, so that what it stores is loaded back first.
   ReplayMark mark;
@@ -66,6 +66,8 @@ class ReplayAdapter {
   // Creates the recorded program on `device` and builds it through the adapter's hooks (the
   // engine stores it in the background): "" or why the driver refused. `request` as given.
   virtual std::string build(const ReplayDevice& device, const ReplayRequest& request) = 0;
+  // Gets the driver ready to build on `device` (its compiler loaded), bypassing the cache.
+  virtual void warm_up(const ReplayDevice& /*device*/) {}
 };
 
 // Makes this process's keyed environment the recorded one (keyed variables the record does not
@@ -77,5 +79,10 @@ bool enter_recorded_context(const RecordedInputs& inputs, std::string* why);
 // names and builds the recorded program there unless its key is already stored. A build that
 // stored nothing says why (e.g. its binary did not load back). Never throws.
 ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter);
+
+// A capture helper's worker before its first program: loads the driver and readies the device
+// whose key component digest is `device_digest`, so that the programs that follow cost a build
+// each, not a driver start. Nothing is looked up or stored. Never throws.
+void warm_up(const std::string& device_digest, ReplayAdapter& adapter);
 
 }  // namespace jitcache

@@ -69,8 +69,11 @@ const std::vector<SettingDefinition> kDefinitions = {
      "PoCL, build elsewhere)"},
     {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper's build of one program is stopped after this long"},
     {"helper_start", "JITCACHE_HELPER_START", "one_at_a_time",
-     "when an app's capture helpers run: one_at_a_time (at most one while the app runs, the rest "
-     "after it exits) or at_exit (none while the app runs)"},
+     "when an app's capture helper runs: one_at_a_time (from the app's first miss, one program at a "
+     "time, while the app runs and after it exits) or at_exit (only after the app exits)"},
+    {"capture_wait", "JITCACHE_CAPTURE_WAIT", "10m",
+     "how long `jitcache pack create` (and `jitcache wait` without --timeout) waits for captures "
+     "still in flight"},
     {"store_inputs", "JITCACHE_STORE_INPUTS", "1",
      "1 keeps what a rebuild needs (source or IL, options, header contents, spec constants, keyed "
      "variables) in the store for `jitcache warm`; 0 keeps no source byte on disk"},
@@ -319,6 +322,11 @@ Settings load_settings(fileops::Dir* checked_root) {
     settings.helpers_while_running = false;
   } else if (text("helper_start") != "one_at_a_time") {
     settings.problems.push_back("helper_start: not one_at_a_time or at_exit: '" + text("helper_start") + "'");
+  }
+  if (auto wait = parse_duration_s(text("capture_wait"))) {
+    settings.capture_wait_s = *wait;
+  } else {
+    settings.problems.push_back("capture_wait: not a duration: '" + text("capture_wait") + "'");
   }
   if (auto limit = parse_duration_s(text("helper_time_limit")); limit && *limit > 0) {
     settings.helper_time_limit_s = *limit;

@@ -59,6 +59,7 @@ struct Settings {
   bool capture_helper = false;      // capture = helper: a detached `jitcache replay` stores the entry
   bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
   std::uint64_t helper_time_limit_s = 600;
+  std::uint64_t capture_wait_s = 600;  // how long tools wait for captures in flight
   // recapture: refresh served entries with the code the driver generated lazily (docs/settings.md)
   Recapture recapture = Recapture::off;
   bool helpers_while_running = true;  // helper_start = one_at_a_time (false: at_exit)

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -141,6 +142,20 @@ class DiskStore {
   // which removes it once the child is done).
   std::error_code adopt_key_lock(const Digest128& key, std::intptr_t handle, bool owns_name, KeyLock* lock);
 
+  // Captures in flight (docs/concurrency.md, "Captures in flight"): <root>/locks/<key>.capture,
+  // held by whoever owes the key's entry (the app that handed the key to its capture helper, then
+  // the helper) until the entry is stored or given up. Taken without waiting: fails with
+  // resource_unavailable_try_again when another process owes the key already.
+  std::error_code mark_capture(const Digest128& key, KeyLock* mark);
+  // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
+  std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
+  // How many captures are in flight now (markers someone holds).
+  std::size_t captures_in_flight() const;
+  // Waits until no capture is in flight or `wait` passed; returns how many still are.
+  // `progress(in_flight)` is called before each marker waited for.
+  std::size_t wait_for_captures(std::chrono::milliseconds wait,
+                                const std::function<void(std::size_t)>& progress = nullptr) const;
+
   // Recorded inputs (store/input_records.hpp): stores `record` under its own XXH3-128 unless a
   // record of that name is there already (then only refreshes its mtime). Counted in the size.
   SaveResult save_inputs(std::string_view record, Digest128* digest);
@@ -161,6 +176,8 @@ class DiskStore {
   ~DiskStore();
 
  private:
+  std::error_code adopt_lock_file(const std::filesystem::path& path, const std::filesystem::path& wanted_path,
+                                  std::intptr_t handle, bool owns_name, KeyLock* lock);
   struct Impl;
   explicit DiskStore(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -36,7 +36,7 @@ void KeyLock::release() {
   if (!state_) return;
   // Removed while still locked: nobody can be holding the name's current inode but us.
   if (state_->lock.held() && state_->owns_name) {
-    (void)state_->root->remove_file(state_->wanted_path);
+    if (!state_->wanted_path.empty()) (void)state_->root->remove_file(state_->wanted_path);
     (void)state_->root->remove_file(state_->path);
   }
   state_.reset();  // closing the file releases the lock
@@ -105,13 +105,22 @@ std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseco
 }
 
 std::error_code DiskStore::adopt_key_lock(const Digest128& key, std::intptr_t handle, bool owns_name, KeyLock* lock) {
+  return adopt_lock_file(impl_->layout.key_lock(key), impl_->layout.key_wanted(key), handle, owns_name, lock);
+}
+
+std::error_code DiskStore::adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark) {
+  return adopt_lock_file(impl_->layout.key_capture(key), {}, handle, /*owns_name=*/true, mark);
+}
+
+std::error_code DiskStore::adopt_lock_file(const std::filesystem::path& path, const std::filesystem::path& wanted_path,
+                                           std::intptr_t handle, bool owns_name, KeyLock* lock) {
   try {
     lock->release();
     const auto& layout = impl_->layout;
     auto state = std::make_unique<KeyLock::State>();
     state->root = layout.shared_dir();
-    state->path = layout.key_lock(key);
-    state->wanted_path = layout.key_wanted(key);
+    state->path = path;
+    state->wanted_path = wanted_path;
     state->owns_name = owns_name;
     if (auto error = fileops::FileLock::adopt(handle, &state->lock)) return error;
     // Only the key's current lock file: anything else handed over proves nothing.
@@ -127,6 +136,55 @@ std::error_code DiskStore::adopt_key_lock(const Digest128& key, std::intptr_t ha
   } catch (...) {
     return std::make_error_code(std::errc::not_enough_memory);
   }
+}
+
+std::error_code DiskStore::mark_capture(const Digest128& key, KeyLock* mark) {
+  try {
+    mark->release();
+    if (impl_->limits.read_only) return std::make_error_code(std::errc::read_only_file_system);
+    const auto& layout = impl_->layout;
+    if (auto error = layout.dir().make_dir(layout.locks_dir())) return error;
+    auto state = std::make_unique<KeyLock::State>();
+    state->root = layout.shared_dir();
+    state->path = layout.key_capture(key);
+    // A moment's wait: a process counting captures holds a free marker briefly before removing it.
+    if (auto error = store_detail::lock_current_file(layout.dir(), state->path, std::chrono::milliseconds(20),
+                                                     &state->lock)) {
+      return error;
+    }
+    mark->state_ = std::move(state);
+    return {};
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
+std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }
+
+std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
+                                         const std::function<void(std::size_t)>& progress) const {
+  const auto& layout = impl_->layout;
+  std::vector<fileops::DirEntry> names;
+  if (layout.dir().list(layout.locks_dir(), &names)) return 0;
+  std::vector<std::filesystem::path> markers;
+  for (const auto& name : names) {
+    if (std::filesystem::path(name.name).extension() == ".capture") markers.push_back(layout.locks_dir() / name.name);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  std::size_t in_flight = 0;
+  for (std::size_t i = 0; i < markers.size(); ++i) {
+    if (progress) progress(markers.size() - i + in_flight);
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()),
+                               std::chrono::milliseconds(0));
+    fileops::FileLock lock;
+    std::error_code error = store_detail::lock_current_file(layout.dir(), markers[i], left, &lock);
+    if (error == std::errc::resource_unavailable_try_again) {
+      ++in_flight;
+    } else if (!error) {
+      (void)layout.dir().remove_file(markers[i]);  // settled, or its owner died: removed while locked
+    }
+  }
+  return in_flight;
 }
 
 }  // namespace jitcache

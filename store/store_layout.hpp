@@ -50,6 +50,9 @@ class StoreLayout {
   std::filesystem::path key_lock(const Digest128& key) const { return locks_dir() / (key.hex() + ".lock"); }
   // Left by a process waiting for the key's lock: its holder then knows the binary is wanted now.
   std::filesystem::path key_wanted(const Digest128& key) const { return locks_dir() / (key.hex() + ".wanted"); }
+  // Held by whoever owes the key's entry to the store (an app that handed it to its capture
+  // helper, then the helper) until it is stored or given up: a capture in flight.
+  std::filesystem::path key_capture(const Digest128& key) const { return locks_dir() / (key.hex() + ".capture"); }
 
   EntryPaths entry(const Digest128& key) const;
   // <root>/quarantine/<key>.<when_ns>.<extension>

@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
       add_run_command(app),    add_stats_command(app), add_ls_command(app),
       add_show_command(app),   add_verify_command(app), add_evict_command(app),
       add_clear_command(app),  add_config_command(app), add_explain_command(app),
-      add_doctor_command(app), add_generate_command(app),
+      add_doctor_command(app), add_generate_command(app), add_wait_command(app),
 #ifndef _WIN32
       add_pack_command(app),
 #endif

@@ -173,14 +173,13 @@ void capture_all_at_exit() {
 // someone waits for this key (they need the binary now: read inline, as release does), when inputs
 // must not be kept (store_inputs = 0: the helper has nothing to rebuild from), or for multi-device
 // builds and kinds the helper cannot replay.
-bool worth_a_helper(const BuiltProgram& built) {
-  const Settings& settings = built.engine->settings();
-  if (built.refresh) return false;  // a helper's build has not run the app's kernels
+// What a helper can capture at all: the setting, the kind of build, the driver, a binary to run.
+bool helper_may_capture(Engine& engine, cl_device_id device, ProgramKind kind, bool single_device) {
+  const Settings& settings = engine.settings();
   if (!settings.capture_helper && !settings.capture_auto) return false;
-  if (!settings.store_inputs || !built.uses_memory_tier) return false;
-  const ProgramKind kind = built.lookups.front().program->kind;
+  if (!settings.store_inputs || !single_device) return false;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
-  if (settings.capture_auto && !target_of(built.devices.front(), next()).pocl) return false;
+  if (settings.capture_auto && !target_of(device, next()).pocl) return false;
   // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
   // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
 #if defined(_WIN32)
@@ -188,8 +187,16 @@ bool worth_a_helper(const BuiltProgram& built) {
 #else
   static const bool helper_found = !helper_binary().empty();
 #endif
-  if (settings.capture_auto && !helper_found) return false;
-  if (built.engine->awaited(built.lookups.front())) return false;
+  return !settings.capture_auto || helper_found;
+}
+
+bool worth_a_helper(const BuiltProgram& built) {
+  if (built.refresh) return false;  // a helper's build has not run the app's kernels
+  const Lookup& lookup = built.lookups.front();
+  if (!helper_may_capture(*built.engine, built.devices.front(), lookup.program->kind, built.uses_memory_tier)) {
+    return false;
+  }
+  if (built.engine->awaited(lookup)) return false;
   // A build whose binary cannot be read safely (driver_quirks.hpp) is uncacheable here, by store():
   // a helper would rebuild it on every run only to find the same.
   return binary_read_risk(built.devices, kernel_names_of(built.program)).empty();
@@ -201,6 +208,12 @@ bool worth_parking(const BuiltProgram& built) {
 }
 
 }  // namespace
+
+void expect_capture(Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup) {
+  if (helper_may_capture(engine, devices.front(), lookup.program->kind, devices.size() == 1)) {
+    engine.expect_capture(lookup);
+  }
+}
 
 void capture_now_or_later(BuiltProgram built) {
   if (worth_a_helper(built)) {

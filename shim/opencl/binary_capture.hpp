@@ -33,6 +33,10 @@ struct BuiltProgram {
   std::shared_ptr<const std::string> earlier_binary;
 };
 
+// Before a missed build that a capture helper will likely store: the helper starts now and loads
+// the driver while the app builds (Engine::expect_capture).
+void expect_capture(Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup);
+
 // Stores now, or parks the program as the setting says.
 void capture_now_or_later(BuiltProgram built);
 

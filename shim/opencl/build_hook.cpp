@@ -263,6 +263,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
       lookup.binary.clear();
     }
   }
+  if (!pending->refresh) expect_capture(*engine, pending->devices, pending->lookups.front());
   return build_for_real(std::move(pending), options);
 }
 

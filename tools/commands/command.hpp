@@ -27,6 +27,7 @@ Command add_explain_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
 Command add_generate_command(CLI::App& app);  // hidden: man pages and completion for the build
 Command add_warm_command(CLI::App& app);
+Command add_wait_command(CLI::App& app);
 Command add_replay_command(CLI::App& app);  // hidden: one program, for warm and the capture helper
 #ifndef _WIN32
 Command add_pack_command(CLI::App& app);  // packs need libcrypto: not in the Windows build

@@ -6,6 +6,7 @@
 #include "core/entry_hits.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/captures.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -24,6 +25,7 @@ int list_entries(const LsOptions& options) {
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
   if (!store) return report_error(error);
   std::vector<EntryInfo> entries = store->list();
+  const std::size_t in_flight = store->captures_in_flight();
   const EntryHits hits = read_entry_hits(settings.dir);
   auto hits_of = [&](const EntryInfo& entry) {
     auto it = hits.find(entry.key.hex());
@@ -44,9 +46,10 @@ int list_entries(const LsOptions& options) {
       total += entry.bytes;
     }
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"sort", options.sort},
-                {"total_bytes", total}, {"entries", list}});
+                {"total_bytes", total}, {"captures_in_flight", in_flight}, {"entries", list}});
     return 0;
   }
+  if (std::string note = in_flight_note(in_flight); !note.empty()) std::fprintf(stderr, "%s\n", note.c_str());
   if (entries.empty()) {
     std::printf("No entries in %s\n", settings.dir.string().c_str());
     return 0;

@@ -9,6 +9,7 @@
 #include "core/stats.hpp"
 #include "core/trace.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/captures.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/tool_store.hpp"
 
@@ -54,10 +55,12 @@ int verify_store(const VerifyOptions& options) {
   if (!store) return report_error(error);
   const SizeInfo size = store->size();
   const std::vector<VerifyProblem> problems = store->verify(options.quarantine);
+  if (!options.json) note_captures_in_flight(*store);
   if (options.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& problem : problems) list.push_back({{"path", problem.path}, {"problem", problem.problem}});
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"entries_checked", size.entries},
+                {"captures_in_flight", store->captures_in_flight()},
                 {"quarantine", options.quarantine}, {"ok", problems.empty()}, {"problems", list}});
   } else if (problems.empty()) {
     std::printf("%llu entries checked in %s: all sound\n", static_cast<unsigned long long>(size.entries),
@@ -95,6 +98,7 @@ int evict_entries(const EvictOptions& options) {
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
   if (!store) return report_error(error);
+  if (!options.json) note_captures_in_flight(*store);
   const EvictionReport report = store->evict(target, age_s);
   if (report.removed_entries) {
     count(counter::eviction, static_cast<std::int64_t>(report.removed_entries));

@@ -17,6 +17,7 @@
 #include "store/pack_set.hpp"
 #include "store/pack_writer.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/captures.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/pack_transform.hpp"
@@ -37,6 +38,8 @@ struct PackOptions {
   bool obfuscate = false;
   PackFilter filter;
   std::string since, keys_from;
+  bool no_wait = false;   // create: do not wait for captures in flight
+  std::string wait;       // create: how long to wait for them (default: capture_wait)
 };
 
 // "\r  packing 120/3000" on stderr, only when stderr is a terminal; cleared at the end.
@@ -179,6 +182,15 @@ int create(PackOptions options) {
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
   if (!store) return report_error(error);
+  // A pack made right after an app run holds what that run built: its helpers' entries included.
+  std::optional<std::uint64_t> wait_s = options.wait.empty() ? settings.capture_wait_s : parse_duration_s(options.wait);
+  if (!wait_s) return report_error("--wait: not a duration: '" + options.wait + "'", 2);
+  const std::size_t in_flight = options.no_wait ? store->captures_in_flight()
+                                                : wait_for_captures(*store, std::chrono::seconds(*wait_s));
+  if (in_flight > 0) {
+    std::fprintf(stderr, "jitcache: warning: %s; the pack lacks them%s\n", in_flight_note(in_flight).c_str(),
+                 options.no_wait ? " (--no-wait)" : "");
+  }
   std::vector<PackEntry> entries;
   std::map<Digest128, std::string> inputs;  // the records the entries name, once each
   std::size_t skipped = 0, inputs_missing = 0;
@@ -212,7 +224,8 @@ int create(PackOptions options) {
   write.progress = std::ref(progress);
   if (!write_pack(options.output, entries, records, write, &error)) return report_error(error);
   return finish_write(options, {}, count,
-                      {{"skipped_unreadable", skipped}, {"input_records", record_count}, {"inputs_missing", inputs_missing}});
+                      {{"skipped_unreadable", skipped}, {"input_records", record_count}, {"inputs_missing", inputs_missing},
+                       {"captures_in_flight", in_flight}});
 }
 
 // "3 recorded inputs (12.0 KiB)", or why there are none (and what that means for `warm --pack`).
@@ -508,6 +521,8 @@ Command add_pack_command(CLI::App& app) {
   CLI::App* create_cli = cli->add_subcommand("create", "write the store's entries (filtered) into a pack");
   add_filters(create_cli, options.get());
   add_output(create_cli, options.get(), true);
+  create_cli->add_flag("--no-wait", options->no_wait, "do not wait for captures still in flight (the pack lacks them)");
+  create_cli->add_option("--wait", options->wait, "wait at most this long for captures in flight (default: capture_wait, 10m)");
   json_flag(create_cli);
   subs.emplace_back(create_cli, [options] { return create(*options); });
 

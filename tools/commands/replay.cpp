@@ -18,26 +18,12 @@
 #include "shim/level_zero/replay.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/commands/replay_internal.hpp"
 #include "tools/lib/replay_scratch.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
 namespace {
-
-struct ReplayOptions {
-  std::string inputs;         // the record's digest
-  std::string device_digest;  // the recorded key's device component
-  std::vector<std::string> components;  // warm: "name=digest" of the recorded key: they must match
-  std::string expect_key;     // capture helper: the app's key
-  unsigned time_limit_s = 600;
-  int result_fd = -1;
-  bool helper = false;  // started by an app (capture = helper): low priority, failures counted
-  std::vector<std::string> jobs;  // helper: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD, one per program
-  std::int64_t for_pid = 0;       // helper: the app it works for
-  bool at_exit = false;           // helper: started by the app's exit flush
-  std::intptr_t handed_lock = -1;  // helper's child: the key's build lock, inherited
-  std::string scratch;  // the PoCL scratch folder its parent made for it (tools/lib/replay_scratch.hpp)
-};
 
 nlohmann::json result_json(const ReplayResult& result) {
   return {{"outcome", to_string(result.outcome)}, {"reason", result.reason}, {"key", result.key},
@@ -62,6 +48,8 @@ ReplayResult failure(std::string reason) {
   result.reason = std::move(reason);
   return result;
 }
+
+}  // namespace
 
 ReplayResult replay_one(const ReplayOptions& options) {
   // Stored right after the build, in this process: parking it (capture = release) or handing it
@@ -102,101 +90,21 @@ ReplayResult replay_one(const ReplayOptions& options) {
   std::unique_ptr<ReplayAdapter> adapter =
       inputs->api == Api::level_zero ? level_zero::replay_adapter() : opencl::replay_adapter();
   request.inputs = std::move(*inputs);
-  request.handed_lock = options.handed_lock;
+  request.lock_held_by_parent = options.lock_held_by_parent;
   request.mark.purpose = options.helper ? ReplayMark::Purpose::capture_helper : ReplayMark::Purpose::warm;
   request.mark.for_pid = options.for_pid;
   request.mark.at_exit = options.at_exit;
   return replay(request, *adapter);
 }
 
-// One program of a helper's --job list: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD (LOCK_FD -1: none).
-bool parse_job(const std::string& text, ReplayOptions* job) {
-  std::vector<std::string> fields;
-  for (std::size_t start = 0;;) {
-    const std::size_t colon = text.find(':', start);
-    fields.push_back(text.substr(start, colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
-  if (fields.size() != 4) return false;
-  job->inputs = fields[0];
-  job->device_digest = fields[1];
-  job->expect_key = fields[2];
-  char* end = nullptr;
-  const long fd = std::strtol(fields[3].c_str(), &end, 10);
-  if (fields[3].empty() || *end != '\0' || fd < -1 || fd > 1 << 20) return false;
-  job->handed_lock = fd;
-  return true;
-}
-
-// Built here, or already stored: anything else (no matching device, a failure) leaves the key unstored.
 bool done(const ReplayResult& result) {
   return result.outcome == ReplayResult::Outcome::built || result.outcome == ReplayResult::Outcome::already_warm;
 }
 
-// A failed capture is counted here: the app may be gone.
 void count_helper_failure(const char* counter_name) {
   count(counter_name);
   flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
 }
-
-// A child that died (a driver crash, the time limit) may have died anywhere, the store included:
-// whatever it left of its key's entry goes, so that no app loads bytes no child saw load back.
-// The lock is still held here: nobody reads the entry meanwhile.
-void remove_unproven_entry(const Settings& settings, const Digest128& key) {
-  std::string error;
-  if (std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error)) store->remove(key);
-}
-
-// The capture helper: its programs one by one, each built by a child of its own (a driver crash
-// or the time limit costs that program only). This process holds every handed build lock until
-// the program's child is done, so that a waiter finds the entry stored when it gets the lock.
-int run_helper(const ReplayOptions& options) {
-  // Tests only: the helper waits for a byte on this FIFO before it starts (it holds its locks).
-  if (const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO"); fifo && *fifo) {
-    const int gate = ::open(fifo, O_RDONLY | O_CLOEXEC);
-    char byte = 0;
-    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
-    if (gate >= 0) ::close(gate);
-  }
-  const Settings settings = load_settings();
-  std::string error;
-  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
-  for (const std::string& text : options.jobs) {
-    ReplayOptions job = options;
-    if (!parse_job(text, &job)) {
-      count_helper_failure("capture_helper_failed");
-      continue;
-    }
-    KeyLock held;
-    std::optional<Digest128> key = Digest128::from_hex(job.expect_key);
-    if (job.handed_lock >= 0 && !(store && key && !store->adopt_key_lock(*key, job.handed_lock, true, &held))) {
-      job.handed_lock = -1;  // not the key's lock (closed): the child takes the lock itself
-    }
-    auto scratch = std::make_unique<ReplayScratch>();  // removed once the child is reaped, however it ended
-    job.scratch = scratch->path().string();
-    const pid_t child = ::fork();
-    if (child == 0) {
-      if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
-      ReplayResult result = replay_one(job);
-      if (!done(result)) count_helper_failure("capture_helper_failed");
-      std::exit(done(result) ? 0 : 1);
-    }
-    int status = 0;
-    while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (child < 0) count_helper_failure("capture_helper_failed");
-    if (child > 0 && WIFSIGNALED(status)) {
-      count_helper_failure("capture_helper_died");
-      if (key) remove_unproven_entry(settings, *key);
-    }
-    scratch.reset();  // before the lock: whoever waits for the key finds nothing of this build left
-    held.release();   // removes the lock file: the entry is stored, or will be built again
-  }
-  return 0;
-}
-
-}  // namespace
 
 Command add_replay_command(CLI::App& app) {
   auto options = std::make_shared<ReplayOptions>();
@@ -210,9 +118,8 @@ Command add_replay_command(CLI::App& app) {
   cli->add_option("--time-limit", options->time_limit_s, "stop after this many seconds (0: no limit)");
   cli->add_option("--result-fd", options->result_fd, "write the result to this file descriptor");
   cli->add_flag("--helper", options->helper, "run as an app's capture helper: niced, failures counted in stats");
-  cli->add_option("--job", options->jobs, "helper: INPUTS:DEVICE_DIGEST:KEY:LOCK_FD of one program (repeatable)");
+  cli->add_option("--socket-fd", options->socket_fd, "helper: the socket its app sends jobs on");
   cli->add_option("--for-pid", options->for_pid, "helper: the app it captures for");
-  cli->add_flag("--at-exit", options->at_exit, "helper: started by the app's exit flush");
   cli->add_option("--scratch", options->scratch, "the PoCL scratch folder to build in (made and removed by the caller)");
   return {cli, [options] {
             if (options->helper) {

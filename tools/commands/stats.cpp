@@ -25,7 +25,8 @@ const std::vector<const char*> kKnownCounters = {
     "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died", "capture_helper_unloadable",
     "capture_helper_not_started", counter::warm_unloadable};
 
-nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size) {
+nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, const SizeInfo& size,
+                          std::size_t captures_in_flight) {
   const TraceUsage traces = trace_usage(settings.trace_dir);
   CounterMap counters = stored;
   for (const char* name : kKnownCounters) counters.emplace(name, 0);
@@ -49,7 +50,8 @@ nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, co
           {"hit_rate", lookups > 0 ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
           {"uncacheable", uncacheable},
           {"uncacheable_total", uncacheable_total},
-          {"store", {{"entries", size.entries}, {"bytes", size.bytes}, {"max_bytes", settings.max_size}}},
+          {"store", {{"entries", size.entries}, {"bytes", size.bytes}, {"max_bytes", settings.max_size},
+                     {"captures_in_flight", captures_in_flight}}},
           {"traces", {{"dir", settings.trace_dir.string()}, {"files", traces.files}, {"bytes", traces.bytes},
                       {"max_files", settings.trace_max_files}, {"max_bytes", settings.trace_max_size}}}};
 }
@@ -67,6 +69,9 @@ void print_human(const nlohmann::json& stats) {
   std::printf("Cache directory %s\n\n", stats["dir"].get<std::string>().c_str());
   Table table({}, {1});
   table.add({"Entries", std::to_string(stats["store"]["entries"].get<std::uint64_t>())});
+  if (const std::size_t in_flight = stats["store"]["captures_in_flight"]; in_flight > 0) {
+    table.add({"  in flight", std::to_string(in_flight), "more entries capture helpers are storing (`jitcache wait`)"});
+  }
   table.add({"Size", format_size(bytes), "of " + format_size(max_bytes) +
                                              (max_bytes ? " (" + percent(double(bytes) / double(max_bytes)) + ")" : "")});
   const auto& traces = stats["traces"];
@@ -115,7 +120,8 @@ int show_stats(const StatsOptions& options) {
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
   if (!store) return report_error(error);
-  const nlohmann::json stats = stats_json(settings, read_stats(settings.dir), store->size());
+  const nlohmann::json stats =
+      stats_json(settings, read_stats(settings.dir), store->size(), store->captures_in_flight());
   if (options.json) print_json(stats);
   else print_human(stats);
   if (options.zero) {

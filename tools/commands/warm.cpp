@@ -16,6 +16,7 @@
 #include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/captures.hpp"
 #include "tools/lib/input_sources.hpp"
 #include "tools/lib/replay_jobs.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -92,6 +93,7 @@ int warm(const WarmOptions& options) {
   // Records fetched from the remote or a pack go to the local store, where the replay reads them.
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/remote || packs, &error);
   if (!store) return report_error(error);
+  note_captures_in_flight(*store);  // on stderr: their keys are not in the store yet
   std::int64_t used_after_ns = INT64_MIN;
   if (!options.used_within.empty()) {
     std::optional<std::uint64_t> seconds = parse_duration_s(options.used_within);

@@ -1,0 +1,314 @@
+// The capture helper (`jitcache replay --helper`, core/capture_helper.hpp): one per app, reading
+// jobs from the app's socket for as long as the app runs and building them one by one in a worker
+// process that keeps the driver loaded (a program then costs about what it cost the app, not a
+// driver start each). A worker that dies (a driver crash, the time limit) costs the program it was
+// building; the next job gets a new worker.
+//
+// Locks (docs/concurrency.md, "Captures in flight"): each job comes with its capture marker, held
+// until its entry is stored or given up. Its build lock is held only from the moment its program
+// is started until the next one is (or, when none is next, until it is stored): a process that
+// waits for a key the helper builds gets it the moment it is stored, and one that goes through an
+// app's programs in their order never finds the next one unstarted.
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/fd_passing.hpp"
+#include "core/platform.hpp"
+#include "core/stats.hpp"
+#include "shim/opencl/replay.hpp"
+#include "tools/commands/replay_internal.hpp"
+#include "tools/lib/replay_scratch.hpp"
+#include "tools/lib/tool_store.hpp"
+
+namespace jitcache::tool {
+namespace {
+
+struct Job {
+  ReplayOptions options;  // inputs, device digest, the app's key
+  Digest128 key;
+  KeyLock mark;  // the capture marker: the capture is in flight while it is held
+  KeyLock lock;  // the build lock, held while the program is being built
+};
+
+// INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK (core/capture_helper.cpp), with the marker's descriptor and,
+// for HAS_LOCK 1, the build lock's. Anything else is refused and its descriptors closed.
+std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, DiskStore& store,
+                             const ReplayOptions& base) {
+  std::vector<std::string> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = text.find(':', start);
+    fields.push_back(text.substr(start, colon - start));
+    if (colon == std::string::npos) break;
+    start = colon + 1;
+  }
+  std::optional<Digest128> key = fields.size() == 4 ? Digest128::from_hex(fields[2]) : std::nullopt;
+  const std::size_t files = fields.size() == 4 && fields[3] == "1" ? 2 : 1;
+  if (!key || fds.size() != files || (fields[3] != "0" && fields[3] != "1")) {
+    for (int fd : fds) ::close(fd);
+    return std::nullopt;
+  }
+  std::optional<Job> job(std::in_place);
+  job->options = base;
+  job->options.inputs = fields[0];
+  job->options.device_digest = fields[1];
+  job->options.expect_key = fields[2];
+  job->key = *key;
+  // Only the key's own marker and lock: anything else handed over proves nothing (an adoption
+  // that fails closes its descriptor).
+  const bool marked = !store.adopt_capture_mark(*key, fds[0], &job->mark);
+  if (files == 2) (void)store.adopt_key_lock(*key, fds[1], /*owns_name=*/true, &job->lock);
+  if (!marked) job.reset();
+  return job;
+}
+
+// A child of this process that builds the programs it is sent, one at a time, and answers "1"
+// (stored, or found stored) or "0" for each.
+class Worker {
+ public:
+  ~Worker() { stop(); }
+  bool running() const { return pid_ > 0; }
+  int socket() const { return socket_; }
+
+  bool start(const ReplayOptions& base) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return false;
+    scratch_ = std::make_unique<ReplayScratch>();  // removed once the worker is reaped, however it ended
+    ReplayOptions options = base;
+    options.scratch = scratch_->path().string();
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      // Nothing of the helper's but its socket: a lock or marker the helper lets go must be free.
+      const int mine = ::dup2(pair[1], 3);
+      ::close_range(4, ~0U, 0);
+      serve(mine, options);
+    }
+    ::close(pair[1]);
+    if (pid_ < 0) {
+      ::close(pair[0]);
+      scratch_.reset();
+      return false;
+    }
+    socket_ = pair[0];
+    return true;
+  }
+
+  bool warm_up(const std::string& device_digest) { return send_with_files(socket_, "warm:" + device_digest, {}); }
+
+  bool send(const Job& job, bool at_exit) {
+    return send_with_files(socket_, job.options.inputs + ":" + job.options.device_digest + ":" +
+                                        job.options.expect_key + ":" + (at_exit ? "1" : "0"),
+                           {});
+  }
+
+  // The answer to the job sent last: true when its entry is there; false when it is not, or the
+  // worker died (then it is reaped and `died` is set).
+  bool answer(bool* died) {
+    std::string text;
+    std::vector<int> fds;
+    if (receive_with_files(socket_, &text, &fds) == 1) return text == "1";
+    *died = true;
+    stop();
+    return false;
+  }
+
+  void stop() {
+    if (pid_ <= 0) return;
+    ::close(socket_);  // a worker between jobs ends at once
+    ::kill(pid_, SIGKILL);
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    socket_ = -1;
+    scratch_.reset();
+  }
+
+ private:
+  [[noreturn]] static void serve(int socket, const ReplayOptions& base) {
+    // Before the driver loads: it reads its variables once (replay_one sets the same again).
+    if (!base.scratch.empty()) platform::set_environment("POCL_CACHE_DIR", base.scratch);
+    for (;;) {
+      std::string text;
+      std::vector<int> fds;
+      if (receive_with_files(socket, &text, &fds) != 1) std::_Exit(0);
+      if (text.rfind("warm:", 0) == 0) {  // no answer: the job after it is answered
+        std::unique_ptr<ReplayAdapter> adapter = opencl::replay_adapter();
+        jitcache::warm_up(text.substr(5), *adapter);
+        continue;
+      }
+      ReplayOptions job = base;
+      std::vector<std::string> fields;
+      for (std::size_t start = 0;;) {
+        const std::size_t colon = text.find(':', start);
+        fields.push_back(text.substr(start, colon - start));
+        if (colon == std::string::npos) break;
+        start = colon + 1;
+      }
+      if (fields.size() != 4) std::_Exit(1);
+      job.inputs = fields[0];
+      job.device_digest = fields[1];
+      job.expect_key = fields[2];
+      job.at_exit = fields[3] == "1";
+      job.lock_held_by_parent = true;
+      if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
+      ReplayResult result = replay_one(job);
+      ::alarm(0);
+      if (!done(result)) count_helper_failure("capture_helper_failed");
+      if (!send_with_files(socket, done(result) ? "1" : "0", {})) std::_Exit(0);
+    }
+  }
+
+  pid_t pid_ = -1;
+  int socket_ = -1;
+  std::unique_ptr<ReplayScratch> scratch_;
+};
+
+class Helper {
+ public:
+  Helper(const ReplayOptions& options, DiskStore& store, const Settings& settings)
+      : base_(options), store_(store), settings_(settings) {}
+
+  int run() {
+    for (;;) {
+      if (!building_) start_next();
+      if (!building_ && pending_.empty() && app_gone_) break;
+      pollfd fds[2] = {{app_gone_ ? -1 : base_.socket_fd, POLLIN, 0}, {building_ ? worker_.socket() : -1, POLLIN, 0}};
+      int timeout_ms = -1;
+      if (building_ && base_.time_limit_s > 0) {  // the worker's alarm, and a margin for its exit
+        const auto limit = started_ + std::chrono::seconds(base_.time_limit_s + 5);
+        timeout_ms = static_cast<int>(std::max<std::int64_t>(
+            0, std::chrono::duration_cast<std::chrono::milliseconds>(limit - std::chrono::steady_clock::now()).count()));
+      }
+      const int ready = ::poll(fds, 2, timeout_ms);
+      if (ready < 0 && errno != EINTR) return 1;
+      if (fds[0].revents) receive_from_app();
+      if (fds[1].revents) {
+        bool died = false;
+        const bool stored = worker_.answer(&died);
+        finish(stored, died);
+      } else if (ready == 0 && building_) {
+        worker_.stop();  // past its time limit and not even dead
+        finish(false, true);
+      }
+    }
+    previous_.release();
+    return 0;
+  }
+
+ private:
+  void receive_from_app() {
+    std::string text;
+    std::vector<int> fds;
+    const int got = receive_with_files(base_.socket_fd, &text, &fds);
+    if (got == 0 || (got < 0 && errno != EMSGSIZE)) {
+      app_gone_ = true;  // no more jobs: the rest are built with nobody else to wait for
+      return;
+    }
+    if (got < 0) return;
+    if (text.rfind("warm:", 0) == 0) {  // the app is about to build: load the driver meanwhile
+      for (int fd : fds) ::close(fd);
+      if (!worker_.running() && !worker_.start(base_)) return;
+      if (!worker_.warm_up(text.substr(5))) worker_.stop();
+      return;
+    }
+    std::optional<Job> job = parse_job(text, fds, store_, base_);
+    if (!job) {
+      count_helper_failure("capture_helper_failed");
+      return;
+    }
+    if (building_) job->lock.release();  // not started yet: nobody's to wait for
+    pending_.push_back(std::move(*job));
+  }
+
+  // The next job, one that another process waits for (its `.wanted` marker) first; its build lock
+  // is taken before the last one's is let go.
+  void start_next() {
+    while (!pending_.empty()) {
+      auto pick = pending_.begin();
+      for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+        if (store_.key_wanted(it->key)) {
+          pick = it;
+          break;
+        }
+      }
+      Job job = std::move(*pick);
+      pending_.erase(pick);
+      if (!job.lock.held() && store_.lock_key(job.key, std::chrono::milliseconds(0), &job.lock)) {
+        previous_.release();  // another process builds it: wait for it holding nothing
+        if (store_.lock_key(job.key, std::chrono::milliseconds(settings_.wait_ms), &job.lock)) continue;
+      }
+      if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
+      if (!worker_.running() && !worker_.start(base_)) {
+        count_helper_failure("capture_helper_failed");
+        continue;
+      }
+      if (!worker_.send(job, app_gone_)) {
+        worker_.stop();
+        count_helper_failure("capture_helper_failed");
+        continue;
+      }
+      previous_.release();
+      started_ = std::chrono::steady_clock::now();
+      building_ = std::move(job);
+      return;
+    }
+    previous_.release();  // nothing next: nobody to hand over to
+  }
+
+  void finish(bool stored, bool died) {
+    if (died) {
+      count_helper_failure("capture_helper_died");
+      // It may have died anywhere, the store included: whatever it left of the entry goes, so that
+      // no app loads bytes no worker saw load back. The build lock is still held here.
+      store_.remove(building_->key);
+    }
+    (void)stored;
+    building_->mark.release();  // stored, or given up: no longer in flight
+    previous_ = std::move(building_->lock);
+    building_.reset();
+  }
+
+  ReplayOptions base_;
+  DiskStore& store_;
+  const Settings& settings_;
+  Worker worker_;
+  std::deque<Job> pending_;
+  std::optional<Job> building_;
+  std::chrono::steady_clock::time_point started_;
+  KeyLock previous_;  // the last built key's build lock, until the next key's is taken
+  bool app_gone_ = false;
+};
+
+}  // namespace
+
+int run_helper(const ReplayOptions& options) {
+  // Tests only: the helper waits for a byte on this FIFO before it starts (the jobs' markers and
+  // the first job's lock stay in flight on its socket meanwhile).
+  if (const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO"); fifo && *fifo) {
+    const int gate = ::open(fifo, O_RDONLY | O_CLOEXEC);
+    char byte = 0;
+    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
+    if (gate >= 0) ::close(gate);
+  }
+  if (options.socket_fd < 0) return 2;
+  const Settings settings = load_settings();
+  std::string error;
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
+  if (!store) {
+    count_helper_failure("capture_helper_failed");
+    return 1;
+  }
+  return Helper(options, *store, settings).run();
+}
+
+}  // namespace jitcache::tool
