@@ -118,17 +118,17 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
   if (options.wait_for_capture_helpers && (capture_mode == "auto" || capture_mode == "helper")) {
     auto root = options.env.find("JITCACHE_DIR");
     const char* inherited = std::getenv("JITCACHE_DIR");
-    if (!options.cache_root.empty()) wait_for_build_locks(options.cache_root);
-    else if (root != options.env.end()) wait_for_build_locks(root->second);
-    else if (inherited && *inherited) wait_for_build_locks(inherited);
+    if (!options.cache_root.empty()) wait_for_captures(options.cache_root);
+    else if (root != options.env.end()) wait_for_captures(root->second);
+    else if (inherited && *inherited) wait_for_captures(inherited);
   }
   return result;
 }
 
-void wait_for_build_locks(const std::filesystem::path& cache_root) {
+void wait_for_captures(const std::filesystem::path& cache_root) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(cache_root / "locks", ec)) {
-    if (entry.path().extension() != ".lock") continue;
+    if (entry.path().extension() != ".capture") continue;
     const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);  // never created here
     if (fd < 0) continue;  // released (and removed) meanwhile
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {

@@ -25,11 +25,13 @@ struct RunOptions {
   std::optional<unsigned> run_as_uid;      // drop privileges in the child (tests run as root in CI)
   int timeout_s = 300;
   // After a run with JITCACHE_CAPTURE=auto (the default) or helper, wait until the capture helpers
-  // it left behind are done: they hold the build locks of the keys they capture, handed over by the
-  // app, so taking every lock under JITCACHE_DIR/locks once tells they are. Off to see what the app
-  // alone did, or when the test holds a build lock itself (the wait would never end).
+  // it left behind are done, on the product's own signal: every key the app handed to its helper
+  // has a capture marker (JITCACHE_DIR/locks/<key>.capture), created before the app exits and held
+  // until the entry is stored (the helper's trace and stats written) or given up, so taking each
+  // once tells they are (docs/concurrency.md, "Captures in flight"). Off to see what the app alone
+  // did, or when the test pauses the helpers itself (the wait would never end).
   bool wait_for_capture_helpers = true;
-  // The cache whose locks to wait on when JITCACHE_DIR is not in the environment (the tool's
+  // The cache whose markers to wait on when JITCACHE_DIR is not in the environment (the tool's
   // --dir). The wait must happen inside run(): the run's PoCL scratch folder, which the helpers
   // use, is removed when run() returns.
   std::filesystem::path cache_root;
@@ -57,8 +59,8 @@ class TempDir {
 
 std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
 
-// Takes and drops every build lock under <cache_root>/locks, waiting for their holders.
-void wait_for_build_locks(const std::filesystem::path& cache_root);
+// Takes and drops every capture marker under <cache_root>/locks, waiting for their holders.
+void wait_for_captures(const std::filesystem::path& cache_root);
 std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& traces);
 
 // A run under the shim: what the app printed, the traces it left in `trace_dir`, their verdicts.

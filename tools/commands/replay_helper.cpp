@@ -5,10 +5,11 @@
 // building; the next job gets a new worker.
 //
 // Locks (docs/concurrency.md, "Captures in flight"): each job comes with its capture marker, held
-// until its entry is stored or given up. Its build lock is held only from the moment its program
-// is started until the next one is (or, when none is next, until it is stored): a process that
-// waits for a key the helper builds gets it the moment it is stored, and one that goes through an
-// app's programs in their order never finds the next one unstarted.
+// until its entry is stored or given up. Build locks are held for the program being built and for
+// the one next in line (taken before the one being built is stored), none for the rest: a process
+// that wants a key nobody has started builds it itself, one that waits for a key the helper builds
+// gets it the moment it is stored, and one that goes through an app's programs in their order (the
+// app run again) finds each next one stored or under way, never waiting behind the whole queue.
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -180,7 +181,7 @@ class Helper {
 
   int run() {
     for (;;) {
-      if (!building_) start_next();
+      if (!building_ && !paused()) start_next();
       if (!building_ && pending_.empty() && app_gone_) break;
       pollfd fds[2] = {{app_gone_ ? -1 : base_.socket_fd, POLLIN, 0}, {building_ ? worker_.socket() : -1, POLLIN, 0}};
       int timeout_ms = -1;
@@ -194,18 +195,34 @@ class Helper {
       if (fds[0].revents) receive_from_app();
       if (fds[1].revents) {
         bool died = false;
-        const bool stored = worker_.answer(&died);
-        finish(stored, died);
+        (void)worker_.answer(&died);  // stored or not, it is done with
+        finish(died);
       } else if (ready == 0 && building_) {
         worker_.stop();  // past its time limit and not even dead
-        finish(false, true);
+        finish(/*died=*/true);
       }
     }
-    previous_.release();
     return 0;
   }
 
  private:
+  // Tests only (JITCACHE_TEST_HELPER_PAUSE_FIFO=PATH): the helper starts nothing before its app
+  // has gone (every job received, the build locks of all but the first let go); then it writes a
+  // byte to PATH.paused and reads one from PATH before it goes on.
+  bool paused() {
+    if (!paused_for_tests()) return false;
+    if (!app_gone_) return true;
+    gate_passed_ = true;
+    char byte = 'p';
+    const int told = ::open((pause_fifo_ + ".paused").c_str(), O_WRONLY | O_CLOEXEC);
+    if (told >= 0 && ::write(told, &byte, 1) < 0) byte = 0;
+    if (told >= 0) ::close(told);
+    const int gate = ::open(pause_fifo_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
+    if (gate >= 0) ::close(gate);
+    return false;
+  }
+
   void receive_from_app() {
     std::string text;
     std::vector<int> fds;
@@ -226,26 +243,38 @@ class Helper {
       count_helper_failure("capture_helper_failed");
       return;
     }
-    if (building_) job->lock.release();  // not started yet: nobody's to wait for
     pending_.push_back(std::move(*job));
+    hold_locks_of_next_only();
   }
 
-  // The next job, one that another process waits for (its `.wanted` marker) first; its build lock
-  // is taken before the last one's is let go.
+  // The job to start next: one that another process waits for (its `.wanted` marker) first.
+  std::deque<Job>::iterator next_job() {
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (store_.key_wanted(it->key)) return it;
+    }
+    return pending_.begin();
+  }
+
+  // Of the jobs not started, only the next one holds its build lock (taken while one is being
+  // built, so that it is held before that one is stored), and none while the helper is paused.
+  void hold_locks_of_next_only() {
+    if (pending_.empty()) return;
+    auto next = next_job();
+    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (it != next || paused_for_tests()) it->lock.release();
+    }
+    if (building_ && !next->lock.held()) (void)store_.lock_key(next->key, std::chrono::milliseconds(0), &next->lock);
+  }
+
+  bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
+
   void start_next() {
     while (!pending_.empty()) {
-      auto pick = pending_.begin();
-      for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-        if (store_.key_wanted(it->key)) {
-          pick = it;
-          break;
-        }
-      }
+      auto pick = next_job();
       Job job = std::move(*pick);
       pending_.erase(pick);
-      if (!job.lock.held() && store_.lock_key(job.key, std::chrono::milliseconds(0), &job.lock)) {
-        previous_.release();  // another process builds it: wait for it holding nothing
-        if (store_.lock_key(job.key, std::chrono::milliseconds(settings_.wait_ms), &job.lock)) continue;
+      if (!job.lock.held() && store_.lock_key(job.key, std::chrono::milliseconds(settings_.wait_ms), &job.lock)) {
+        continue;  // another process holds it all that time: its builder stores it, or the next run builds it
       }
       if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
       if (!worker_.running() && !worker_.start(base_)) {
@@ -257,25 +286,21 @@ class Helper {
         count_helper_failure("capture_helper_failed");
         continue;
       }
-      previous_.release();
       started_ = std::chrono::steady_clock::now();
       building_ = std::move(job);
+      hold_locks_of_next_only();
       return;
     }
-    previous_.release();  // nothing next: nobody to hand over to
   }
 
-  void finish(bool stored, bool died) {
+  void finish(bool died) {
     if (died) {
       count_helper_failure("capture_helper_died");
       // It may have died anywhere, the store included: whatever it left of the entry goes, so that
       // no app loads bytes no worker saw load back. The build lock is still held here.
       store_.remove(building_->key);
     }
-    (void)stored;
-    building_->mark.release();  // stored, or given up: no longer in flight
-    previous_ = std::move(building_->lock);
-    building_.reset();
+    building_.reset();  // its marker and build lock let go: stored, or given up
   }
 
   ReplayOptions base_;
@@ -285,21 +310,17 @@ class Helper {
   std::deque<Job> pending_;
   std::optional<Job> building_;
   std::chrono::steady_clock::time_point started_;
-  KeyLock previous_;  // the last built key's build lock, until the next key's is taken
   bool app_gone_ = false;
+  const std::string pause_fifo_ = [] {
+    const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO");
+    return std::string(fifo ? fifo : "");
+  }();
+  bool gate_passed_ = false;
 };
 
 }  // namespace
 
 int run_helper(const ReplayOptions& options) {
-  // Tests only: the helper waits for a byte on this FIFO before it starts (the jobs' markers and
-  // the first job's lock stay in flight on its socket meanwhile).
-  if (const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO"); fifo && *fifo) {
-    const int gate = ::open(fifo, O_RDONLY | O_CLOEXEC);
-    char byte = 0;
-    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
-    if (gate >= 0) ::close(gate);
-  }
   if (options.socket_fd < 0) return 2;
   const Settings settings = load_settings();
   std::string error;
