@@ -13,6 +13,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -127,12 +128,28 @@ bool spawn_locked(unsigned time_limit_s, std::string* why) {
   return true;
 }
 
-// One job as the helper reads it (tools/commands/replay.cpp): INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK,
-// with the marker's descriptor and, when HAS_LOCK is 1, the build lock's after it.
-bool send_job(int socket, HelperJob& job) {
+// The recorded inputs as an anonymous file (any size, nothing left on disk), -1 when none can be made.
+int record_file(const std::string& record) {
+  const int fd = ::memfd_create("jitcache-inputs", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  for (std::size_t written = 0; written < record.size();) {
+    const ssize_t n = ::write(fd, record.data() + written, record.size() - written);
+    if (n <= 0 && errno != EINTR) {
+      ::close(fd);
+      return -1;
+    }
+    if (n > 0) written += static_cast<std::size_t>(n);
+  }
+  return fd;
+}
+
+// One job as the helper reads it (tools/commands/replay_helper.cpp):
+// INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK, with the recorded inputs' file, the marker's descriptor and,
+// when HAS_LOCK is 1, the build lock's after them.
+bool send_job(int socket, HelperJob& job, int record) {
   const bool has_lock = job.lock.held();
   const std::string text = job.inputs + ":" + job.device_digest + ":" + job.key.hex() + ":" + (has_lock ? "1" : "0");
-  std::vector<int> files = {static_cast<int>(job.mark.native_handle())};
+  std::vector<int> files = {record, static_cast<int>(job.mark.native_handle())};
   if (has_lock) files.push_back(static_cast<int>(job.lock.native_handle()));
   if (!send_with_files(socket, text, files)) return false;
   job.mark.let_go();  // the helper holds them now (they were in flight until it took them)
@@ -144,14 +161,24 @@ bool send_job(int socket, HelperJob& job) {
 // Sends `job` to the running helper, starting one when none runs or the last one stopped reading.
 pid_t hand_over_locked(HelperJob& job, unsigned time_limit_s, std::string* why) {
   Helpers& h = helpers();
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    if (h.socket < 0 && !spawn_locked(time_limit_s, why)) return -1;
-    if (send_job(h.socket, job)) return h.pid;
-    ::close(h.socket);  // it died, or was killed: the next one takes the job
-    h.socket = -1;
+  const int record = record_file(job.record);
+  if (record < 0) {
+    *why = std::string("cannot pass the recorded inputs to the capture helper: ") + std::strerror(errno);
+    return -1;
   }
-  *why = "the capture helper stopped taking jobs";
-  return -1;
+  pid_t pid = -1;
+  for (int attempt = 0; attempt < 2 && pid < 0; ++attempt) {
+    if (h.socket < 0 && !spawn_locked(time_limit_s, why)) break;
+    if (send_job(h.socket, job, record)) {
+      pid = h.pid;
+    } else {
+      ::close(h.socket);  // it died, or was killed: the next one takes the job
+      h.socket = -1;
+      *why = "the capture helper stopped taking jobs";
+    }
+  }
+  ::close(record);
+  return pid;
 }
 
 void reap(pid_t pid) {

@@ -22,6 +22,7 @@ namespace jitcache {
 
 struct HelperJob {
   std::string inputs;         // the recorded inputs' digest
+  std::string record;         // and their bytes (hashing/recorded_inputs.hpp), sent as a file
   std::string device_digest;  // the key's device component digest
   Digest128 key;              // the app's key: the helper stores nothing under any other
   KeyLock mark;               // the key's capture marker, handed over

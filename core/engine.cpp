@@ -599,7 +599,10 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   auto lock = std::make_shared<KeyLock>(keep_build_lock(pending->claim));  // handed to the helper
   BackgroundWriter::instance().post([this, pending, lock] {
     std::string why;
-    std::optional<Digest128> inputs = store_recorded_inputs(*store_, *pending->program, pending->working_dir, &why);
+    // The record goes to the helper with the job (it stores it with the entry): the app takes no
+    // store-wide lock here, which a niced helper starved by other work could hold for seconds.
+    std::optional<std::string> record = encode_program_inputs(*pending->program, pending->working_dir, &why);
+    const bool inputs = record.has_value();
 #if defined(_WIN32)
     if (inputs) why = "no capture helper on this platform";
 #else
@@ -613,7 +616,8 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
     if (inputs && !mark.held()) why = "cannot mark its capture in flight (" + store_->root().string() + "/locks)";
     if (inputs && mark.held()) {
       HelperJob job;
-      job.inputs = inputs->hex();
+      job.inputs = xxh3_128(*record).hex();
+      job.record = std::move(*record);
       for (const KeyComponent& component : pending->key.components) {
         if (component.name == "device") job.device_digest = component.digest.hex();
       }

@@ -4,9 +4,8 @@
 
 namespace jitcache {
 
-std::optional<Digest128> store_recorded_inputs(DiskStore& store, const ProgramInputs& program,
-                                               const std::string& working_dir, std::string* why,
-                                               std::string* encoded) {
+std::optional<std::string> encode_program_inputs(const ProgramInputs& program, const std::string& working_dir,
+                                                 std::string* why) {
   // A compiled object or a link names inputs the record cannot hold (other programs' objects).
   if (program.kind != ProgramKind::source && program.kind != ProgramKind::il) {
     *why = std::string("a ") + to_string(program.kind) + " program cannot be replayed";
@@ -14,14 +13,26 @@ std::optional<Digest128> store_recorded_inputs(DiskStore& store, const ProgramIn
   }
   std::optional<RecordedInputs> recorded = record_inputs(program, working_dir, why);
   if (!recorded) return std::nullopt;
-  Digest128 digest;
   std::string bytes = encode_recorded_inputs(*recorded);
-  SaveResult saved = store.save_inputs(bytes, &digest);
+  if (bytes.size() > kMaxRecordedInputsBytes) {
+    *why = "inputs record larger than its cap";
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+std::optional<Digest128> store_recorded_inputs(DiskStore& store, const ProgramInputs& program,
+                                               const std::string& working_dir, std::string* why,
+                                               std::string* encoded) {
+  std::optional<std::string> bytes = encode_program_inputs(program, working_dir, why);
+  if (!bytes) return std::nullopt;
+  Digest128 digest;
+  SaveResult saved = store.save_inputs(*bytes, &digest);
   if (saved.status != SaveStatus::stored) {
     *why = saved.reason;
     return std::nullopt;
   }
-  if (encoded) *encoded = std::move(bytes);
+  if (encoded) *encoded = std::move(*bytes);
   return digest;
 }
 

@@ -12,6 +12,11 @@
 
 namespace jitcache {
 
+// The program's inputs as a record's bytes (hashing/recorded_inputs.hpp), or nullopt and `why` (a
+// kind that cannot be replayed, a header that changed since it was hashed, a record over its cap).
+std::optional<std::string> encode_program_inputs(const ProgramInputs& program, const std::string& working_dir,
+                                                 std::string* why);
+
 // Records the program's inputs in the store; the record's name (and its bytes in `encoded`, for
 // the remote tier), or nullopt and `why` (a kind that cannot be replayed, a header that changed
 // since it was hashed, a store error).

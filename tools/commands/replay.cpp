@@ -64,12 +64,19 @@ ReplayResult replay_one(const ReplayOptions& options) {
   if (!store) return failure(error);
   std::optional<Digest128> digest = Digest128::from_hex(options.inputs);
   if (!digest) return failure("--inputs is not a digest");
-  LoadResult record = store->load_inputs(*digest);
-  if (record.status != LoadStatus::hit) {
-    return failure(record.status == LoadStatus::miss ? "its recorded inputs are gone from the store" : record.reason);
+  std::string bytes;
+  if (options.record) {  // sent by the app with the job: it must be what the digest names
+    if (xxh3_128(*options.record) != *digest) return failure("the recorded inputs sent are not the named ones");
+    bytes = *options.record;
+  } else {
+    LoadResult record = store->load_inputs(*digest);
+    if (record.status != LoadStatus::hit) {
+      return failure(record.status == LoadStatus::miss ? "its recorded inputs are gone from the store" : record.reason);
+    }
+    bytes = std::move(record.binary);
   }
   std::string why;
-  std::optional<RecordedInputs> inputs = decode_recorded_inputs(record.binary, &why);
+  std::optional<RecordedInputs> inputs = decode_recorded_inputs(bytes, &why);
   if (!inputs) return failure("recorded inputs unusable: " + why);
   ReplayRequest request;
   request.device_digest = options.device_digest;

@@ -17,15 +17,18 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/fd_passing.hpp"
 #include "core/platform.hpp"
+#include "hashing/recorded_inputs.hpp"
 #include "core/stats.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/replay_internal.hpp"
@@ -35,15 +38,52 @@
 namespace jitcache::tool {
 namespace {
 
+// An open file this process owns.
+class OwnedFile {
+ public:
+  explicit OwnedFile(int fd = -1) : fd_(fd) {}
+  OwnedFile(OwnedFile&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  OwnedFile& operator=(OwnedFile&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
+  }
+  ~OwnedFile() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
 struct Job {
   ReplayOptions options;  // inputs, device digest, the app's key
   Digest128 key;
-  KeyLock mark;  // the capture marker: the capture is in flight while it is held
-  KeyLock lock;  // the build lock, held while the program is being built
+  OwnedFile record;  // the recorded inputs the app sent (hashing/recorded_inputs.hpp)
+  KeyLock mark;      // the capture marker: the capture is in flight while it is held
+  KeyLock lock;      // the build lock, held while the program is being built
 };
 
-// INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK (core/capture_helper.cpp), with the marker's descriptor and,
-// for HAS_LOCK 1, the build lock's. Anything else is refused and its descriptors closed.
+// The recorded inputs from the file the app or the helper sent, at most their cap.
+std::optional<std::string> read_record(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode) || info.st_size < 0 ||
+      static_cast<std::uint64_t>(info.st_size) > kMaxRecordedInputsBytes) {
+    return std::nullopt;
+  }
+  std::string bytes(static_cast<std::size_t>(info.st_size), '\0');
+  for (std::size_t done = 0; done < bytes.size();) {
+    const ssize_t n = ::pread(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return std::nullopt;
+    done += static_cast<std::size_t>(n);
+  }
+  return bytes;
+}
+
+// INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK (core/capture_helper.cpp), with the recorded inputs' file, the
+// marker's descriptor and, for HAS_LOCK 1, the build lock's. Anything else is refused and its
+// descriptors closed.
 std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, DiskStore& store,
                              const ReplayOptions& base) {
   std::vector<std::string> fields;
@@ -54,7 +94,7 @@ std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, Dis
     start = colon + 1;
   }
   std::optional<Digest128> key = fields.size() == 4 ? Digest128::from_hex(fields[2]) : std::nullopt;
-  const std::size_t files = fields.size() == 4 && fields[3] == "1" ? 2 : 1;
+  const std::size_t files = fields.size() == 4 && fields[3] == "1" ? 3 : 2;
   if (!key || fds.size() != files || (fields[3] != "0" && fields[3] != "1")) {
     for (int fd : fds) ::close(fd);
     return std::nullopt;
@@ -65,10 +105,11 @@ std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, Dis
   job->options.device_digest = fields[1];
   job->options.expect_key = fields[2];
   job->key = *key;
+  job->record = OwnedFile(fds[0]);
   // Only the key's own marker and lock: anything else handed over proves nothing (an adoption
   // that fails closes its descriptor).
-  const bool marked = !store.adopt_capture_mark(*key, fds[0], &job->mark);
-  if (files == 2) (void)store.adopt_key_lock(*key, fds[1], /*owns_name=*/true, &job->lock);
+  const bool marked = !store.adopt_capture_mark(*key, fds[1], &job->mark);
+  if (files == 3) (void)store.adopt_key_lock(*key, fds[2], /*owns_name=*/true, &job->lock);
   if (!marked) job.reset();
   return job;
 }
@@ -109,7 +150,7 @@ class Worker {
   bool send(const Job& job, bool at_exit) {
     return send_with_files(socket_, job.options.inputs + ":" + job.options.device_digest + ":" +
                                         job.options.expect_key + ":" + (at_exit ? "1" : "0"),
-                           {});
+                           {job.record.get()});
   }
 
   // The answer to the job sent last: true when its entry is there; false when it is not, or the
@@ -155,7 +196,9 @@ class Worker {
         if (colon == std::string::npos) break;
         start = colon + 1;
       }
-      if (fields.size() != 4) std::_Exit(1);
+      if (fields.size() != 4 || fds.size() != 1) std::_Exit(1);
+      job.record = read_record(fds[0]);
+      ::close(fds[0]);
       job.inputs = fields[0];
       job.device_digest = fields[1];
       job.expect_key = fields[2];

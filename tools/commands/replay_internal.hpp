@@ -1,6 +1,7 @@
 // What `jitcache replay` and its capture-helper mode (replay_helper.cpp) share.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct ReplayOptions {
   std::int64_t for_pid = 0;       // helper: the app it works for
   bool at_exit = false;           // helper's job: started after its app exited
   bool lock_held_by_parent = false;  // helper's worker: the helper holds the key's build lock
+  std::optional<std::string> record;  // helper's worker: the recorded inputs, sent by the app (else the store's)
   std::string scratch;  // the PoCL scratch folder its parent made for it (tools/lib/replay_scratch.hpp)
 };
 

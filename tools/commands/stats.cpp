@@ -88,7 +88,7 @@ void print_human(const nlohmann::json& stats) {
   table.add({"Captured by helpers", n("captured_by_helper"),
              "misses whose binary a capture helper built and stored outside the app (not lookups)"});
   table.add({"  helpers started", n("capture_helper_started"),
-             n("capture_helper_queued") + " waited for the app's running helper, " + n("capture_helper_at_exit") +
+             n("capture_helper_queued") + " kept in the app for its exit (helper_start = at_exit), " + n("capture_helper_at_exit") +
                  " started at the app's exit"});
   table.add({"  failed / died", n("capture_helper_failed") + " / " + n("capture_helper_died"),
              "that entry is built again by the next run"});

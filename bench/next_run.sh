@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Part 9 (issue 32): the run right after a cold run, per app, with the default settings (PoCL's
+# kernel cache on): no cache / PoCL warm / jitcache cold / run 2 at once / run 3 (bench/next_run.py
+# says how each is taken). Ratios are per rep, all variants of a rep back to back on one machine.
+#   BENCH_REPS=3  BENCH_APPS="example many100 pyopencl opencv clblast hashcat"
+# Writes docs/benchmarks/next_run.csv and next_run.md.
+source "$(dirname "$0")/common.sh"
+ensure_built jitcache_tool opencl_example
+apps_dir=$repo/tests/apps
+declare -A command=(
+  [example]="$build/examples/opencl/opencl_example --kernels $repo/examples/opencl/kernels"
+  [many100]="/usr/bin/python3 $repo/tests/integration/apps/pyopencl_many_programs.py 100"
+  [pyopencl]="/usr/bin/python3 $apps_dir/pyopencl_array_app.py"
+  [opencv]="/usr/bin/python3 $apps_dir/opencv_umat_app.py"
+  [clblast]="/usr/bin/clblast_test_xscal"
+  [hashcat]="/usr/bin/hashcat --session=jitcache-next-run-$$ -m 0 -a 0 --potfile-disable --quiet --backend-ignore-cuda --backend-ignore-hip -O -w 1 $apps_dir/hashcat/md5.hash $apps_dir/hashcat/words.txt"
+)
+apps=()
+for name in ${BENCH_APPS:-example many100 pyopencl opencv clblast hashcat}; do apps+=("$name=${command[$name]}"); done
+/usr/bin/python3 "$repo/bench/next_run.py" "$build" "$results" "${BENCH_REPS:-3}" "${apps[@]}"
