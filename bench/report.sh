@@ -31,6 +31,18 @@ targets() {
   else
     echo "| PoCL micro targets | not run | |"
   fi
+  if [ -f "$r/next_run.csv" ]; then
+    local app worst_nc="0 -" worst_pw="0 -" worst_cold="0 -" ratio
+    for app in $(awk -F, 'NR > 1 { print $1 }' "$r/next_run.csv" | sort -u); do
+      ratio() { awk -v a="$(median_of "$r/next_run.csv" "$app" "$1")" -v b="$(median_of "$r/next_run.csv" "$app" "$2")" 'BEGIN { printf "%.2f", a / b }'; }
+      worst_nc=$(printf '%s\n%s %s\n' "$worst_nc" "$(ratio run2 no_cache)" "$app" | sort -g | tail -1)
+      worst_pw=$(printf '%s\n%s %s\n' "$worst_pw" "$(ratio run2 pocl_warm)" "$app" | sort -g | tail -1)
+      worst_cold=$(printf '%s\n%s %s\n' "$worst_cold" "$(ratio cold no_cache)" "$app" | sort -g | tail -1)
+    done
+    echo "| second run (Part 10): run 2, started as run 1 exits, ≤ no cache | worst: ${worst_nc% *} × (${worst_nc#* }) | $(verdict "${worst_nc% *}" 1.00 "<=") |"
+    echo "| second run: run 2 ≤ 1.10 × PoCL's own second run | worst: ${worst_pw% *} × (${worst_pw#* }) | $(verdict "${worst_pw% *}" 1.10 "<=") |"
+    echo "| second run: cold ≤ 1.05 × no cache (idle) | worst: ${worst_cold% *} × (${worst_cold#* }) | $(verdict "${worst_cold% *}" 1.05 "<=") |"
+  fi
   if [ -f "$r/clblast.csv" ]; then
     local worst variant label
     for variant in jc_warm jc_release_warm; do
@@ -149,5 +161,6 @@ section() {  # title, fragment, plot
   section "Part 7: packs" pack
   section "Part 8: capture outside the app and jitcache warm (PoCL, issue 16)" capture
   section "Part 9: what a miss costs inside the app on NVIDIA (issue 16)" gpu-cold
+  section "Part 10: the second run, started the moment the first exits (PoCL, issue 32)" next_run
 } > "$doc"
 echo "wrote $doc"

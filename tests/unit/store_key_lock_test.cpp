@@ -155,5 +155,52 @@ TEST_F(KeyLockTest, ReadOnlyStoreTakesNoLock) {
   EXPECT_FALSE(fs::exists(root_ / "cache" / "locks"));
 }
 
+// Capture markers (docs/concurrency.md, "Captures in flight"): one owner per key, counted while
+// held, waited for (bounded), and a marker whose owner died is neither counted nor waited for.
+TEST_F(KeyLockTest, CaptureMarkersAreCountedWhileHeldAndWaitedForBounded) {
+  EXPECT_EQ(store_->captures_in_flight(), 0u);
+  KeyLock mark, second;
+  ASSERT_FALSE(store_->mark_capture(kKey, &mark));
+  EXPECT_EQ(store_->mark_capture(kKey, &second), std::errc::resource_unavailable_try_again) << "one owner per key";
+  KeyLock build;
+  EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &build)) << "a marker is not the build lock";
+  EXPECT_EQ(store_->captures_in_flight(), 1u);
+  std::size_t shown = 0;
+  EXPECT_EQ(store_->wait_for_captures(std::chrono::milliseconds(30), [&](std::size_t n) { shown = n; }), 1u);
+  EXPECT_EQ(shown, 1u);
+  mark.release();
+  EXPECT_EQ(store_->captures_in_flight(), 0u);
+  EXPECT_FALSE(fs::exists(root_ / "cache" / "locks" / (kKey.hex() + ".capture"))) << "its owner removes it";
+}
+
+TEST_F(KeyLockTest, AMarkerWhoseOwnerDiedIsNotInFlightAndIsRemoved) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    KeyLock mark;
+    _exit(store_->mark_capture(kKey, &mark) ? 1 : 0);  // dies holding it: the file stays, unlocked
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  const fs::path marker = root_ / "cache" / "locks" / (kKey.hex() + ".capture");
+  ASSERT_TRUE(fs::exists(marker));
+  EXPECT_EQ(store_->wait_for_captures(std::chrono::milliseconds(5000)), 0u);
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+// A marker handed to another process stays held by it: the helper adopts what the app sent.
+TEST_F(KeyLockTest, AHandedOverMarkerIsAdoptedOnlyAsItsKeys) {
+  KeyLock mark, adopted, wrong;
+  ASSERT_FALSE(store_->mark_capture(kKey, &mark));
+  const int copy = ::dup(static_cast<int>(mark.native_handle()));
+  const int copy2 = ::dup(static_cast<int>(mark.native_handle()));
+  EXPECT_TRUE(store_->adopt_capture_mark(Digest128{9, 9}, copy2, &wrong)) << "another key's marker";
+  ASSERT_FALSE(store_->adopt_capture_mark(kKey, copy, &adopted));
+  mark.let_go();  // the sender's copy goes, the adopted one keeps it held
+  EXPECT_EQ(store_->captures_in_flight(), 1u);
+  adopted.release();
+  EXPECT_EQ(store_->captures_in_flight(), 0u);
+}
+
 }  // namespace
 }  // namespace jitcache

@@ -217,6 +217,9 @@ class Worker {
   std::unique_ptr<ReplayScratch> scratch_;
 };
 
+// How long a helper with nothing to do waits for its app's next job before it ends.
+constexpr std::chrono::milliseconds kIdleExit{30000};
+
 class Helper {
  public:
   Helper(const ReplayOptions& options, DiskStore& store, const Settings& settings)
@@ -232,9 +235,18 @@ class Helper {
         const auto limit = started_ + std::chrono::seconds(base_.time_limit_s + 5);
         timeout_ms = static_cast<int>(std::max<std::int64_t>(
             0, std::chrono::duration_cast<std::chrono::milliseconds>(limit - std::chrono::steady_clock::now()).count()));
+      } else if (!building_ && pending_.empty() && !paused_for_tests()) {
+        timeout_ms = static_cast<int>(kIdleExit.count());
       }
       const int ready = ::poll(fds, 2, timeout_ms);
       if (ready < 0 && errno != EINTR) return 1;
+      // Idle while the app runs on (a server that built at its start): the worker's driver memory
+      // goes back. Shutting the socket's reading side first makes the app's next send fail (it
+      // then starts a new helper), while what it sent before is still read and built here.
+      if (ready == 0 && !building_ && pending_.empty()) {
+        ::shutdown(base_.socket_fd, SHUT_RD);
+        continue;
+      }
       if (fds[0].revents) receive_from_app();
       if (fds[1].revents) {
         bool died = false;
