@@ -406,7 +406,11 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
     lookup.claim->flights = &flights_;
     lookup.claim->key = lookup.key.key;
   }
-  const bool wait = context.may_wait && lookup.claim->flight;
+  bool wait = context.may_wait && lookup.claim->flight;
+  if (wait && !context.wait_for_captures && store_->capture_in_flight(lookup.key.key)) {
+    wait = false;  // its helper may be busy with it, or with others before it: rebuilding is cheaper
+    lookup.reason = "built here: its capture was still in flight (the driver's own cache rebuilds it cheaply)";
+  }
   Stopwatch waiting;
   std::error_code error;
   if (!take_handed_lock(lookup)) {
@@ -609,7 +613,8 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
     KeyLock mark;
     if (inputs && store_->mark_capture(pending->key.key, &mark) == std::errc::resource_unavailable_try_again) {
       // Another run's helper has this key (this run built it before that helper came to it).
-      pending->reason = "not captured here: another process's capture helper has this key";
+      const std::string why_not = "not captured here: another process's capture helper has this key";
+      pending->reason = pending->reason.empty() ? why_not : pending->reason + "; " + why_not;
       end(*pending);
       return;
     }

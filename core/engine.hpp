@@ -92,6 +92,9 @@ struct LookupContext {
   // False when the caller already leads other keys of the same build (a multi-device build):
   // waiting for another leader then could deadlock, so such a lookup never waits.
   bool may_wait = true;
+  // False when the driver rebuilds a program it built before cheaply (PoCL with its own kernel
+  // cache on): a key whose capture is still in flight is then built here rather than waited for.
+  bool wait_for_captures = true;
 };
 
 struct LookupClaim;  // engine-internal: the flight a lookup leads and the build lock it holds

@@ -149,6 +149,8 @@ class DiskStore {
   std::error_code mark_capture(const Digest128& key, KeyLock* mark);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
+  // Whether the capture of `key` is in flight now (its marker is held).
+  bool capture_in_flight(const Digest128& key) const;
   // How many captures are in flight now (markers someone holds).
   std::size_t captures_in_flight() const;
   // Waits until no capture is in flight or `wait` passed; returns how many still are.

@@ -159,6 +159,15 @@ std::error_code DiskStore::mark_capture(const Digest128& key, KeyLock* mark) {
   }
 }
 
+bool DiskStore::capture_in_flight(const Digest128& key) const {
+  const auto& layout = impl_->layout;
+  fileops::FileInfo info;
+  if (layout.dir().stat(layout.key_capture(key), &info) || info.kind != fileops::FileKind::regular) return false;
+  fileops::FileLock lock;  // held by nobody: not in flight (left for the sweep or a wait to remove)
+  return store_detail::lock_current_file(layout.dir(), layout.key_capture(key), std::chrono::milliseconds(0), &lock) ==
+         std::errc::resource_unavailable_try_again;
+}
+
 std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }
 
 std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,

@@ -220,6 +220,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   LookupContext context;
   if (uses_memory_tier(*pending)) {
     context.memory_scope = reinterpret_cast<MemoryScope>(tracked->context);
+    context.wait_for_captures = !rebuilds_cheaply(pending->devices.front());
   } else {
     context.may_wait = false;  // it leads several keys at once: waiting on others could deadlock
   }

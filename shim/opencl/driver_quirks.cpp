@@ -136,6 +136,14 @@ const std::string* binary_to_load(cl_device_id device, const std::string& cached
 
 }  // namespace
 
+bool rebuilds_cheaply([[maybe_unused]] cl_device_id device) {
+#ifdef _WIN32
+  return false;  // no capture helper on Windows
+#else
+  return target_of(device, next()).pocl && !pocl_kernel_cache_off();
+#endif
+}
+
 cl_program create_program_from_cache(cl_context context, const std::vector<cl_device_id>& devices,
                                      const std::vector<const std::string*>& binaries, cl_int* status) {
   std::vector<std::string> copies(binaries.size());

@@ -35,7 +35,20 @@ inline constexpr DriverQuirk kPoclLongKernelName{
     "a program with a kernel name of more than 252 bytes is not read back: the build passes "
     "through uncached, with the reason in the trace"};
 
-inline constexpr DriverQuirk kDriverQuirks[] = {kPoclSharedScratchFolder, kPoclLongKernelName};
+// PoCL with its kernel cache on (its default) keeps every program it builds: building a program again
+// costs about a load, far less than waiting for a capture helper that is still building it (that
+// build also generates every kernel's code for the binary it stores).
+inline constexpr DriverQuirk kPoclOwnCacheRebuildsCheaply{
+    "pocl-own-cache-rebuilds-cheaply", "PoCL with its kernel cache on (the default; 3.1 tested)",
+    "a build whose capture is still in flight (its helper has not stored it) is not waited for: the "
+    "app builds it again through PoCL's own cache, and the helper stores it"};
+
+inline constexpr DriverQuirk kDriverQuirks[] = {kPoclSharedScratchFolder, kPoclLongKernelName,
+                                               kPoclOwnCacheRebuildsCheaply};
+
+// kPoclOwnCacheRebuildsCheaply: whether this device's driver rebuilds a program it built before
+// more cheaply than a capture helper can finish storing it.
+bool rebuilds_cheaply(cl_device_id device);
 
 // clCreateProgramWithBinary for cached binaries (one per device), with the load quirks applied.
 cl_program create_program_from_cache(cl_context context, const std::vector<cl_device_id>& devices,

@@ -265,6 +265,45 @@ TEST_F(CaptureHelper, ARunDoesNotWaitForAKeyNobodyStarted) {
   EXPECT_EQ(third.verdicts["hit"], 2);
 }
 
+// With PoCL's own kernel cache on (its default) a program it built once is rebuilt for about the
+// price of a load: a run that finds a key's capture in flight and its build lock held (as by a
+// helper busy with it) builds it through PoCL's cache instead of waiting. The test plays the helper:
+// it holds each key's capture marker and build lock itself. With PoCL's cache off the run waits.
+TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaiting) {
+  const std::map<std::string, std::string> pocl_cache_on = {{"POCL_KERNEL_CACHE", "1"},
+                                                           {"POCL_CACHE_DIR", (tmp / "pocl-shared").string()}};
+  CachedRun first = run_app(example(), pocl_cache_on);
+  expect_success(first.result);
+  ASSERT_EQ(entry_binaries(cache).size(), 2u);
+  std::vector<int> held;
+  for (const fs::path& binary : entry_binaries(cache)) {
+    const std::string key = binary.stem().string();
+    for (const char* kind : {".capture", ".lock"}) {
+      const int fd = ::open((cache / "locks" / (key + kind)).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+      held.push_back(fd);
+    }
+    fs::remove(binary);
+    fs::remove(fs::path(binary).replace_extension(".json"));
+  }
+  fs::remove(cache / "size");
+  std::map<std::string, std::string> second_env = pocl_cache_on;
+  second_env["JITCACHE_WAIT_MS"] = "20000";  // waiting would end in "gave up waiting", not this reason
+  CachedRun second = run_app(example(), second_env, false);
+  expect_success(second.result);
+  EXPECT_EQ(second.verdicts["miss"], 2);
+  for (const auto& trace : second.traces) {
+    EXPECT_NE(trace.value("reason", "").find("its capture was still in flight"), std::string::npos) << trace.dump();
+  }
+  std::map<std::string, std::string> pocl_cache_off = {{"POCL_KERNEL_CACHE", "0"}, {"JITCACHE_WAIT_MS", "300"}};
+  CachedRun waiting = run_app(example(), pocl_cache_off, false);
+  expect_success(waiting.result);
+  EXPECT_NE(waiting.result.err.find("gave up waiting for another process"), std::string::npos)
+      << "with PoCL's cache off a run waits for the builder: " << waiting.result.err;
+  for (int fd : held) ::close(fd);
+}
+
 // `pack create` right after a run holds every program the run built: it waits for the captures in
 // flight (with --no-wait it says how many it left out).
 TEST_F(CaptureHelper, APackMadeRightAfterARunHoldsEveryProgram) {
