@@ -304,6 +304,36 @@ TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaitin
   for (int fd : held) ::close(fd);
 }
 
+// Issue 31's lost captures: the app used to record each key's inputs in the store before handing
+// it over, under the store's size.lock (waiting up to 5 s), from the background thread the exit
+// flush waits for (5 s in all). A niced helper starved by other work while it held size.lock for its
+// own store made the app give up: that key was never handed over ("1 entry stored of 2") and traces
+// still queued were lost ("neither a miss nor a hit"). The hand-over now carries the record itself
+// and takes no store-wide lock: with size.lock held by the test for the app's whole run, the app
+// hands both keys over, traces both, and its exit waits for nothing.
+TEST_F(CaptureHelper, AHandOverTakesNoStoreLockSoAStarvedHelperCannotLoseIt) {
+  expect_success(run_app(example(), {{"JITCACHE_CAPTURE", "build"}}, false).result);  // makes the store
+  for (const fs::path& binary : entry_binaries(cache)) {
+    fs::remove(binary);
+    fs::remove(fs::path(binary).replace_extension(".json"));
+  }
+  fs::remove(cache / "size");
+  const int size_lock = ::open((cache / "size.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(size_lock, 0);
+  ASSERT_EQ(::flock(size_lock, LOCK_EX), 0);  // as a helper starved while it stores would hold it
+  CachedRun first = run_app(example(), pausing_helpers(), false);
+  expect_success(first.result);
+  wait_until_paused();
+  EXPECT_EQ(first.traces.size(), 2u);
+  EXPECT_EQ(captured_outside(first), 2) << first.result.err;
+  EXPECT_EQ(first.result.err.find("gave up waiting"), std::string::npos) << first.result.err;
+  EXPECT_EQ(in_flight(), 2);
+  ::close(size_lock);
+  open_gate();
+  wait_for_captures(cache);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+}
+
 // `pack create` right after a run holds every program the run built: it waits for the captures in
 // flight (with --no-wait it says how many it left out).
 TEST_F(CaptureHelper, APackMadeRightAfterARunHoldsEveryProgram) {

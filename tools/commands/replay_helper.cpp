@@ -81,18 +81,23 @@ std::optional<std::string> read_record(int fd) {
   return bytes;
 }
 
+// A message's colon-separated fields.
+std::vector<std::string> split_fields(const std::string& text) {
+  std::vector<std::string> fields;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = text.find(':', start);
+    fields.push_back(text.substr(start, colon - start));
+    if (colon == std::string::npos) return fields;
+    start = colon + 1;
+  }
+}
+
 // INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK (core/capture_helper.cpp), with the recorded inputs' file, the
 // marker's descriptor and, for HAS_LOCK 1, the build lock's. Anything else is refused and its
 // descriptors closed.
 std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, DiskStore& store,
                              const ReplayOptions& base) {
-  std::vector<std::string> fields;
-  for (std::size_t start = 0;;) {
-    const std::size_t colon = text.find(':', start);
-    fields.push_back(text.substr(start, colon - start));
-    if (colon == std::string::npos) break;
-    start = colon + 1;
-  }
+  const std::vector<std::string> fields = split_fields(text);
   std::optional<Digest128> key = fields.size() == 4 ? Digest128::from_hex(fields[2]) : std::nullopt;
   const std::size_t files = fields.size() == 4 && fields[3] == "1" ? 3 : 2;
   if (!key || fds.size() != files || (fields[3] != "0" && fields[3] != "1")) {
@@ -189,13 +194,7 @@ class Worker {
         continue;
       }
       ReplayOptions job = base;
-      std::vector<std::string> fields;
-      for (std::size_t start = 0;;) {
-        const std::size_t colon = text.find(':', start);
-        fields.push_back(text.substr(start, colon - start));
-        if (colon == std::string::npos) break;
-        start = colon + 1;
-      }
+      const std::vector<std::string> fields = split_fields(text);
       if (fields.size() != 4 || fds.size() != 1) std::_Exit(1);
       job.record = read_record(fds[0]);
       ::close(fds[0]);
@@ -332,12 +331,7 @@ class Helper {
         continue;  // another process holds it all that time: its builder stores it, or the next run builds it
       }
       if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
-      if (!worker_.running() && !worker_.start(base_)) {
-        count_helper_failure("capture_helper_failed");
-        continue;
-      }
-      if (!worker_.send(job, app_gone_)) {
-        worker_.stop();
+      if (!send_to_worker(job)) {
         count_helper_failure("capture_helper_failed");
         continue;
       }
@@ -346,6 +340,16 @@ class Helper {
       hold_locks_of_next_only();
       return;
     }
+  }
+
+  // A worker that died between programs (or in its warm-up) is replaced once.
+  bool send_to_worker(const Job& job) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (!worker_.running() && !worker_.start(base_)) return false;
+      if (worker_.send(job, app_gone_)) return true;
+      worker_.stop();
+    }
+    return false;
   }
 
   void finish(bool died) {
