@@ -611,7 +611,8 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
     if (inputs) why = "no capture helper on this platform";
 #else
     KeyLock mark;
-    if (inputs && store_->mark_capture(pending->key.key, &mark) == std::errc::resource_unavailable_try_again) {
+    if (inputs && (store_->capture_in_flight(pending->key.key) ||  // checked first: marking may wait a moment
+                   store_->mark_capture(pending->key.key, &mark) == std::errc::resource_unavailable_try_again)) {
       // Another run's helper has this key (this run built it before that helper came to it).
       const std::string why_not = "not captured here: another process's capture helper has this key";
       pending->reason = pending->reason.empty() ? why_not : pending->reason + "; " + why_not;
