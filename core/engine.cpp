@@ -1,6 +1,7 @@
 #include "core/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 
 #include "core/background_writer.hpp"
@@ -35,6 +36,7 @@ const WaitNotice kExitFlush{WaitKind::exit_flush, "background stores and traces 
                             "JITCACHE_FLUSH_TIMEOUT_MS"};
 
 Engine* g_engine = nullptr;
+std::atomic<bool> g_create_root{true};
 
 std::string executable_path() { return platform::executable_path(); }
 
@@ -75,6 +77,7 @@ StoreLimits limits_from(const Settings& settings) {
   limits.min_entry_size = settings.min_entry_size;
   limits.max_entry_size = settings.max_entry_size;
   limits.read_only = settings.read_only;
+  limits.create_root = g_create_root.load();
   return limits;
 }
 
@@ -179,6 +182,8 @@ Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
       remote_(RemoteTier::open(settings_)),
       env_patterns_(keyed_patterns(parse_env_patterns(settings_.env_patterns))),
       memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
+
+void Engine::require_existing_root() { g_create_root = false; }
 
 Engine* Engine::instance() {
   static Engine* engine = [] {

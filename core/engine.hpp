@@ -141,6 +141,9 @@ class Engine {
  public:
   // The process-wide engine, or nullptr when the cache is disabled or unusable (warned once).
   static Engine* instance();
+  // Before the first instance(): the store's directory must exist already; one that is gone stays
+  // gone and the process runs uncached (the capture helper, serving a store its app made).
+  static void require_existing_root();
 
   const Settings& settings() const { return settings_; }
 

@@ -22,14 +22,18 @@ namespace {
 // read-only mode (docs/reliability.md, "Trust model").
 // `dir` may come already open and checked (open_trusted_root, by the caller that read the config
 // file from it): it is used as it is, not checked a second time.
-bool open_root(const std::filesystem::path& root, bool read_only, fileops::Dir* dir, bool* missing,
-               std::string* error) {
+bool open_root(const std::filesystem::path& root, bool read_only, bool create, fileops::Dir* dir,
+               bool* missing, std::string* error) {
   *missing = false;
   RootCheck state = dir->is_open() ? RootCheck::accepted : open_trusted_root(root, dir, error);
   if (state == RootCheck::missing) {
     if (read_only) {
       *missing = true;
       return true;
+    }
+    if (!create) {
+      *error = "cache directory " + root.string() + " is gone";
+      return false;
     }
     if (auto failure = fileops::make_private_dirs(root)) {
       *error = "cannot create cache directory " + root.string() + ": " + failure.message();
@@ -121,7 +125,7 @@ std::unique_ptr<DiskStore> DiskStore::open(const std::filesystem::path& root, co
     fileops::Dir dir;
     if (checked_root != nullptr) dir = std::move(*checked_root);
     bool missing = false;
-    if (!open_root(root, limits.read_only, &dir, &missing, error)) return nullptr;
+    if (!open_root(root, limits.read_only, limits.create_root, &dir, &missing, error)) return nullptr;
     if (missing) {
       // Read-only and nothing there yet: an empty store whose every lookup misses.
       StoreLimits empty = limits;

@@ -36,6 +36,9 @@ struct StoreLimits {
   std::uint64_t min_entry_size = 0;     // binaries smaller than this are not stored
   std::uint64_t max_entry_size = 256ull << 20;
   bool read_only = false;
+  // False for processes that serve a store another process made (the capture helper): a root
+  // gone since, an unmounted disk say, stays gone rather than reappearing on another file system.
+  bool create_root = true;
 };
 
 enum class LoadStatus { hit, miss, corrupt, error };

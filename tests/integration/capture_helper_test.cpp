@@ -579,5 +579,19 @@ TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {
   EXPECT_EQ(entry_binaries(cache).size(), 2u);
 }
 
+// A helper starts while its app runs; the app may remove the cache directory meanwhile (an
+// unmounted disk, say: OpenClReliability.RootRemovedMidRunLeavesTheAppCorrect). The helper must
+// not make it again. Started here directly, as the app starts it, for a directory that is gone.
+TEST_F(CaptureHelper, AHelperWhoseStoreIsGoneDoesNotMakeItAgain) {
+  RunOptions options;
+  options.env = {{"JITCACHE_DIR", cache.string()}};
+  options.wait_for_capture_helpers = false;
+  // fd 3 is the app's socket; /dev/null reads as an app that has gone at once.
+  RunResult helper = run({"/bin/sh", "-c", "exec \"$0\" replay --helper --socket-fd 3 3</dev/null", JITCACHE_TOOL},
+                         options);
+  EXPECT_EQ(helper.exit_code, 1) << helper.err;
+  EXPECT_FALSE(fs::exists(cache));
+}
+
 }  // namespace
 }  // namespace jitcache::testing

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/engine.hpp"
 #include "core/fd_passing.hpp"
 #include "core/platform.hpp"
 #include "hashing/recorded_inputs.hpp"
@@ -383,7 +384,10 @@ int run_helper(const ReplayOptions& options) {
   if (options.socket_fd < 0) return 2;
   const Settings settings = load_settings();
   std::string error;
-  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
+  // The app made the root; one removed since (an unmounted disk, say) stays gone: for this
+  // process's store and for its workers' engines.
+  Engine::require_existing_root();
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error, /*create_root=*/false);
   if (!store) {
     count_helper_failure("capture_helper_failed");
     return 1;

@@ -2,13 +2,15 @@
 
 namespace jitcache::tool {
 
-std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error) {
+std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error,
+                                      bool create_root) {
   StoreLimits limits;
   limits.max_size = settings.max_size;
   limits.max_age_s = settings.max_age_s;
   limits.min_entry_size = settings.min_entry_size;
   limits.max_entry_size = settings.max_entry_size;
   limits.read_only = !writable || settings.read_only;
+  limits.create_root = create_root;
   return DiskStore::open(settings.dir, limits, error);
 }
 

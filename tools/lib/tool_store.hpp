@@ -12,7 +12,9 @@
 namespace jitcache::tool {
 
 // nullptr and `error` set when the directory is unusable (wrong owner, permissions, not a dir).
-std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error);
+// `create_root` false: a missing directory is an error (a helper serving an app's store).
+std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error,
+                                      bool create_root = true);
 
 // The one entry whose key starts with `prefix` (at least 4 hex digits). Errors: none, ambiguous.
 std::optional<EntryInfo> find_entry(DiskStore& store, const std::string& prefix, std::string* error);
