@@ -10,6 +10,8 @@
 // --run-kernels: after each build, create every kernel (what an app does next).
 // --distinct: rep N builds the source with a comment "// rep N" appended, so that every rep is a
 //             new program (a miss), and a first miss can be told from the ones after it.
+// --split: each line is "<total> <create> <build>" (microseconds: the whole rep, the create call,
+//          clBuildProgram), to tell where a difference goes.
 // Prints one line per rep, "<microseconds>", on stdout; errors on stderr, exit status 1.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
@@ -34,6 +36,7 @@ struct Arguments {
   int reps = 1;
   bool run_kernels = false;
   bool distinct = false;
+  bool split = false;
 };
 
 using cl_app::check;
@@ -55,6 +58,7 @@ Arguments parse(int argc, char** argv) {
     else if (flag == "--reps") args.reps = std::atoi(value().c_str());
     else if (flag == "--run-kernels") args.run_kernels = true;
     else if (flag == "--distinct") args.distinct = true;
+    else if (flag == "--split") args.split = true;
     else fail("unknown argument " + flag, -1);
   }
   if (args.source.empty() == args.binary.empty()) fail("give exactly one of --source, --binary", -1);
@@ -131,10 +135,19 @@ int main(int argc, char** argv) {
       program = clCreateProgramWithBinary(context, 1, &device, &length, &bytes, &binary_status, &status);
       check(status, "clCreateProgramWithBinary");
     }
+    const auto created = std::chrono::steady_clock::now();
     build_or_fail(program, device);
+    const auto built = std::chrono::steady_clock::now();
     if (args.run_kernels) create_all_kernels(program);
-    auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%lld\n", static_cast<long long>(us));
+    auto us = [](auto from, auto to) {
+      return static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(to - from).count());
+    };
+    const auto end = std::chrono::steady_clock::now();
+    if (args.split) {
+      std::printf("%lld %lld %lld\n", us(start, end), us(start, created), us(created, built));
+    } else {
+      std::printf("%lld\n", us(start, end));
+    }
     if (rep == 0 && !args.dump_binary.empty()) dump_binary(program, args.dump_binary);
     clReleaseProgram(program);
   }

@@ -162,5 +162,6 @@ section() {  # title, fragment, plot
   section "Part 8: capture outside the app and jitcache warm (PoCL, issue 16)" capture
   section "Part 9: what a miss costs inside the app on NVIDIA (issue 16)" gpu-cold
   section "Part 10: the second run, started the moment the first exits (PoCL, issue 32)" next_run
+  section "Part 11: the fixed cost of a warm disk hit, NVIDIA and PoCL (issue 32.4)" warm-hit-floor
 } > "$doc"
 echo "wrote $doc"
