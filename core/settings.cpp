@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
 #include "store/file_ops.hpp"
 #include "store/root_check.hpp"
@@ -257,6 +258,14 @@ Settings load_settings(fileops::Dir* checked_root) {
   }
   settings.raw["dir"] = {settings.dir.string(),
                          dir_env ? SettingOrigin::environment : SettingOrigin::default_value};
+  // A relative path in jitcache.conf is relative to the folder the file is in (the environment's
+  // were made absolute at the start: core/absolute_paths.hpp).
+  for (const char* key : {"trace_dir", "packs", "pack_keys"}) {
+    RawSetting& raw = settings.raw[key];
+    if (raw.origin == SettingOrigin::config_file) {
+      raw.value = absolute_paths(raw.value, settings.dir, std::string_view(key) != "trace_dir");
+    }
+  }
 
   auto text = [&](const char* key) { return settings.raw[key].value; };
   auto size = [&](const char* key) {

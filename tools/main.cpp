@@ -5,6 +5,7 @@
 #include <iostream>
 #include <vector>
 
+#include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
 #include "core/tier_source.hpp"
 #include "store/tiers.hpp"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (!dir.empty()) jitcache::platform::set_environment("JITCACHE_DIR", dir);
+  jitcache::make_path_variables_absolute();  // before `run` starts an app that may change directory
   for (const Command& command : commands) {
     if (!command.cli->parsed()) continue;
     if (command.cli->get_name() != "run" && !app.remaining().empty()) {

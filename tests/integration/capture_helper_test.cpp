@@ -593,5 +593,34 @@ TEST_F(CaptureHelper, AHelperWhoseStoreIsGoneDoesNotMakeItAgain) {
   EXPECT_FALSE(fs::exists(cache));
 }
 
+// Issue 28.4: JITCACHE_DIR=relative, and the app changes directory before it builds (here a
+// wrapper shell, the first process with the shim, starts in tmp and `cd`s away). The cache is the
+// one in the directory it started in, for the app, its helpers, its traces and stats; none is made
+// where it went, and the next run hits.
+TEST_F(CaptureHelper, ARelativeCacheDirectoryStaysTheOneTheAppStartedIn) {
+  fs::create_directories(tmp / "elsewhere");
+  const fs::path started_in = tmp / "relative-cache";
+  auto run_moving = [&](const std::string& n) {
+    RunOptions options;
+    options.env = {{"POCL_KERNEL_CACHE", "0"}, {"POCL_CACHE_DIR", (tmp / ("pocl-" + n)).string()}};
+    options.unset = {"LD_PRELOAD", "JITCACHE_DIR"};
+    options.cache_root = started_in;  // its helpers' markers are waited on there
+    const fs::path traces = tmp / ("traces-moving-" + n);
+    std::vector<std::string> argv = {"/usr/bin/env", "-C", (tmp / "").string(), std::string("LD_PRELOAD=") + JITCACHE_LIBRARY,
+                                     "JITCACHE_DIR=relative-cache", "JITCACHE_TRACE=1",
+                                     "JITCACHE_TRACE_DIR=" + traces.string(), "/bin/sh", "-c",
+                                     "cd elsewhere && exec \"$@\"", "sh"};
+    for (const std::string& arg : example()) argv.push_back(arg);
+    RunResult result = run(argv, options);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return count_verdicts(read_traces(traces));
+  };
+  run_moving("1");
+  EXPECT_EQ(entry_binaries(started_in).size(), 2u);
+  EXPECT_FALSE(fs::exists(tmp / "elsewhere" / "relative-cache"));
+  EXPECT_EQ(run_moving("2")["hit"], 2);
+  EXPECT_FALSE(fs::exists(tmp / "elsewhere" / "relative-cache"));
+}
+
 }  // namespace
 }  // namespace jitcache::testing

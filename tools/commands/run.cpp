@@ -4,6 +4,7 @@
 // (tools/lib/launch_*.cpp).
 #include <memory>
 
+#include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/launch.hpp"
@@ -29,6 +30,7 @@ int run_app(const RunOptions& options, std::vector<std::string> argv) {
   if (options.read_only) platform::set_environment("JITCACHE_READ_ONLY", "1");
   if (options.disable) platform::set_environment("JITCACHE_DISABLE", "1");
   if (!options.log.empty()) platform::set_environment("JITCACHE_LOG", options.log);
+  make_path_variables_absolute();  // the app may change directory
   return run_with_cache(std::move(argv), options.log == "info" || options.log == "debug");
 }
 
