@@ -172,12 +172,13 @@ std::string redacted_setting(std::string_view key, std::string_view value) {
   if (value.empty()) return std::string(value);
   if (key == "remote_hmac_key") return "***";
   if (key != "remote") return std::string(value);
-  // [scheme://][user[:password]@]rest: credentials end at the first '@' (a password has no raw
-  // '@': it is percent-encoded). Without a ':' the one part may be the password: hidden too.
+  // [scheme://][user[:password]@]rest: credentials end at the last '@', as the URL parser
+  // (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden too. Without a ':'
+  // the one part is the password: hidden.
   const std::size_t scheme = value.find("://");
   const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const std::size_t at = value.find('@', start);
-  if (at == std::string_view::npos) return std::string(value);
+  const std::size_t at = value.rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(value);
   const std::string_view credentials = value.substr(start, at - start);
   const std::size_t colon = credentials.find(':');
   const std::string user = colon == std::string_view::npos ? "" : std::string(credentials.substr(0, colon));

@@ -1,6 +1,8 @@
 #include "hashing/environment.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <iterator>
 
 #ifdef _WIN32
 #include <stdlib.h>
@@ -26,9 +28,37 @@ bool is_own_setting(std::string_view name) {
   return name.rfind("JITCACHE_", 0) == 0 || name == "BinaryCacheTrace";
 }
 
+// Names that hold credentials by convention (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD,
+// MYSQL_PWD, API_KEY): words of the name, split at '_', compared without case. No codegen variable
+// of a driver is named so.
+bool looks_like_a_secret(std::string_view name) {
+  static constexpr std::string_view kAnywhere[] = {"PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN",
+                                                   "CREDENTIAL", "APIKEY", "PRIVATE_KEY", "COOKIE"};
+  static constexpr std::string_view kWords[] = {"PASS", "PWD", "KEY", "KEYS", "AUTH", "PAT", "SESSION"};
+  std::string upper(name);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (std::string_view part : kAnywhere) {
+    if (upper.find(part) != std::string::npos) return true;
+  }
+  if (upper == "PWD") return false;  // the shell's working directory
+  std::string_view rest(upper);
+  while (!rest.empty()) {
+    const std::size_t end = rest.find('_');
+    const std::string_view word = rest.substr(0, end);
+    if (std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords)) return true;
+    if (end == std::string_view::npos) break;
+    rest.remove_prefix(end + 1);
+  }
+  return false;
+}
+
+// A name that looks like a secret is keyed only when a pattern names it whole: a prefix or `*`
+// must not publish tokens to the store, the remote and the traces (issue 28.5).
 bool matches_any(const std::vector<std::string>& patterns, std::string_view name) {
-  return std::any_of(patterns.begin(), patterns.end(),
-                     [name](const std::string& pattern) { return matches(pattern, name); });
+  const bool secret = looks_like_a_secret(name);
+  return std::any_of(patterns.begin(), patterns.end(), [name, secret](const std::string& pattern) {
+    return pattern == name || (!secret && matches(pattern, name));
+  });
 }
 
 }  // namespace

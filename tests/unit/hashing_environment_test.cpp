@@ -62,5 +62,29 @@ TEST(KeyedEnvironment, DriverFlagVariablesAreKeyedWhateverTheList) {
   ::unsetenv("POCL_EXTRA_BUILD_FLAGS");
 }
 
+// Issue 28.5: JITCACHE_ENV_KEYS='*' published every variable, tokens included, to the store, the
+// remote and the traces. A name that looks like a secret is keyed only when listed whole.
+TEST(MatchingEnvironment, SecretsAreKeyedOnlyWhenListedByTheirFullName) {
+  ::setenv("ENVMIX_GITHUB_TOKEN", "ghp_x", 1);
+  ::setenv("ENVMIX_AWS_SECRET_ACCESS_KEY", "s", 1);
+  ::setenv("ENVMIX_DB_PASSWORD", "p", 1);
+  ::setenv("ENVMIX_MYSQL_PWD", "p", 1);
+  ::setenv("ENVMIX_API_KEY", "k", 1);
+  ::setenv("ENVMIX_CODEGEN_LEVEL", "3", 1);
+  auto names = [](const std::vector<NameValue>& matched) {
+    std::vector<std::string> found;
+    for (const auto& [name, value] : matched) {
+      if (name.rfind("ENVMIX_", 0) == 0) found.push_back(name);
+    }
+    return found;
+  };
+  EXPECT_EQ(names(matching_environment({"*"})), std::vector<std::string>{"ENVMIX_CODEGEN_LEVEL"});
+  EXPECT_EQ(names(matching_environment({"ENVMIX_*"})), std::vector<std::string>{"ENVMIX_CODEGEN_LEVEL"});
+  EXPECT_EQ(names(matching_environment({"ENVMIX_*", "ENVMIX_API_KEY"})),
+            (std::vector<std::string>{"ENVMIX_API_KEY", "ENVMIX_CODEGEN_LEVEL"}));
+  ::setenv("NEOReadDebugKeys", "1", 1);  // a driver's codegen variable with "Keys" in its name
+  EXPECT_EQ(matching_environment({"NEO*"}).size(), 1u);
+}
+
 }  // namespace
 }  // namespace jitcache

@@ -1,6 +1,7 @@
 // Tests for store/remote_url: the accepted JITCACHE_REMOTE forms and clear refusals.
 #include <gtest/gtest.h>
 
+#include "core/settings.hpp"
 #include "store/remote_url.hpp"
 
 namespace jitcache {
@@ -78,6 +79,27 @@ TEST(RemoteUrl, BadUrlsAreRefusedWithAReason) {
   EXPECT_NE(refusal("redis://u:%zz@host").find("percent"), std::string::npos);
   EXPECT_NE(refusal("redis+unix://relative.sock").find("absolute"), std::string::npos);
   EXPECT_NE(refusal("redis+unix:///tmp/r.sock?timeout=3").find("db=N"), std::string::npos);
+}
+
+// Issue 28.5: `jitcache config` split at the first '@' while the parser takes the last, so a raw
+// '@' in a password showed its tail. No piece of the password the parser reads is shown.
+TEST(RemoteUrl, TheConfigShowsNoPieceOfAPasswordWithARawAt) {
+  for (const std::string url : {"redis://alice:p@ss@host:6380", "redis://:top@secret@@host", "redis://s3cr@t@host/2",
+                                "redis+unix://bob:pw@with@/run/redis.sock"}) {
+    const RemoteEndpoint endpoint = parsed(url);
+    const std::string shown = redacted_setting("remote", url);
+    std::string piece;
+    for (char c : endpoint.password + "@") {
+      if (c != '@') {
+        piece += c;
+        continue;
+      }
+      if (piece.size() >= 2) {
+        EXPECT_EQ(shown.find(piece), std::string::npos) << url << " shows " << shown;
+      }
+      piece.clear();
+    }
+  }
 }
 
 }  // namespace
