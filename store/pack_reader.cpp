@@ -93,14 +93,18 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
   if (auto e = reader->file_.info(&info)) return fail(e.message());
   reader->file_size_ = info.size;
 
+  // Everything that can refuse the pack without its index comes first (issue 28.6): the index's
+  // size against its header and the file, then the signature slot against the trusted keys. A
+  // refused pack costs a few blocks, however large an index it claims.
   std::optional<TarMember> index = member_at(reader->file_, 0, kIndexMember, &why);
   if (!index) return fail(why);
   const std::uint64_t index_size = index->size;
-  if (index_size < kIndexHeaderSize || index_size > kIndexHeaderSize + kMaxEntries * kMaxRecordSize ||
-      !within(kBlock, index_size, info.size) || !read_exact(reader->file_, kBlock, index_size, &reader->index_)) {
+  std::string header_bytes;
+  if (index_size < kIndexHeaderSize || !within(kBlock, index_size, info.size) ||
+      !read_exact(reader->file_, kBlock, kIndexHeaderSize, &header_bytes)) {
     return fail("index size out of bounds");
   }
-  std::optional<IndexHeader> header = decode_header(reader->index_);
+  std::optional<IndexHeader> header = decode_header(header_bytes);
   if (!header) return fail("index magic is wrong");
   if (header->version < kFirstFormatVersion || header->version > kFormatVersion) {
     return fail("pack format version " + std::to_string(header->version) + " (this jitcache reads " +
@@ -110,17 +114,19 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
       header->checksum_algorithm != ChecksumAlgorithm::xxh3_128) {
     return fail("unknown checksum algorithm " + std::to_string(static_cast<std::uint32_t>(header->checksum_algorithm)));
   }
+  const std::uint64_t records_end = header->header_size + std::uint64_t{header->entry_count} * header->record_size;
+  // Every entry is two members (binary and sidecar) of at least a header block each, after the index.
+  const std::uint64_t least_entry_bytes = std::uint64_t{header->entry_count} * 2 * kBlock;
   if (header->header_size < kIndexHeaderSize || header->record_size < kRecordSize ||
       header->record_size > kMaxRecordSize || header->entry_count > kMaxEntries ||
-      header->header_size + std::uint64_t{header->entry_count} * header->record_size > index_size) {
+      header->inputs_size > index_size || index_size != records_end + header->inputs_size ||
+      !within(signature_header_offset(index_size), least_entry_bytes, info.size)) {
     return fail("index header out of bounds");
   }
   reader->header_ = *header;
   // The inputs table: rows right after the entry records, inside the index (so signed with it).
-  const std::uint64_t records_end = header->header_size + std::uint64_t{header->entry_count} * header->record_size;
   if (header->inputs_offset != 0 || header->inputs_size != 0) {
-    if (header->inputs_offset != kBlock + records_end || header->inputs_size % kInputRecordSize != 0 ||
-        header->inputs_size > index_size - records_end) {
+    if (header->inputs_offset != kBlock + records_end || header->inputs_size % kInputRecordSize != 0) {
       return fail("inputs table out of bounds");
     }
     reader->inputs_at_ = static_cast<std::size_t>(records_end);
@@ -137,20 +143,21 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
   }
   std::optional<SlotContent> content = parse_slot(slot, &why);
   if (!content) return fail(why);
+  if (content->is_signed && header->checksum_algorithm != ChecksumAlgorithm::sha256) {
+    return fail("signed, but its checksums are not SHA-256 (a signature over XXH3 values vouches for nothing)");
+  }
+  if (trust.required) {
+    if (!content->is_signed) return fail("unsigned, and trusted pack keys are set (JITCACHE_PACK_KEYS)");
+    const bool trusted = std::any_of(trust.trusted_keys.begin(), trust.trusted_keys.end(),
+                                     [&](const PublicKey& key) { return key.raw == content->key.raw; });
+    if (!trusted) return fail("signed by key " + content->key.hex() + ", which is not a trusted pack key");
+  }
+  if (!read_exact(reader->file_, kBlock, index_size, &reader->index_)) return fail("index size out of bounds");
   if (content->is_signed) {
-    if (header->checksum_algorithm != ChecksumAlgorithm::sha256) {
-      return fail("signed, but its checksums are not SHA-256 (a signature over XXH3 values vouches for nothing)");
-    }
     if (!verify_signature(content->key, signed_message(reader->index_), content->signature)) {
       return fail("signature does not verify (the pack was changed after signing)");
     }
     reader->signer_ = content->key;
-  }
-  if (trust.required) {
-    if (!reader->signer_) return fail("unsigned, and trusted pack keys are set (JITCACHE_PACK_KEYS)");
-    const bool trusted = std::any_of(trust.trusted_keys.begin(), trust.trusted_keys.end(),
-                                     [&](const PublicKey& key) { return key.raw == reader->signer_->raw; });
-    if (!trusted) return fail("signed by key " + reader->signer_->hex() + ", which is not a trusted pack key");
   }
 
   const std::uint64_t manifest_header = slot_header + kBlock + kSignatureSlot;
