@@ -20,6 +20,7 @@
 
 #include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
+#include "store/pack_members.hpp"
 #include "store/pack_reader.hpp"
 #include "store/pack_sidecar.hpp"
 #include "store/pack_set.hpp"
@@ -594,6 +595,53 @@ TEST_F(PackTest, APackRefusedForTrustOrSizeIsRefusedBeforeItsIndexIsRead) {
   write_claiming(1, 800u << 20);
   EXPECT_NE(refusal().find("index header out of bounds"), std::string::npos);
   EXPECT_LT(peak_kib() - before, 64 * 1024) << "KiB more at the peak: the claimed index was read";
+}
+
+// Issue 28.7: `pack verify` said ok for members named `../x` or `/x`, or symlinks, that the index
+// never names: the reader never sees them, but `tar xf` (which the docs suggest) writes them.
+TEST_F(PackTest, MembersOutsideThePacksLayoutAreReportedByVerify) {
+  write(make_entries(2));
+  {
+    auto reader = open();
+    ASSERT_TRUE(reader);
+    EXPECT_EQ(pack::member_problems(*reader), std::vector<std::string>{});
+  }
+  std::string bytes;
+  {
+    std::ifstream in(pack, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::uint64_t end = 0;  // the end-of-archive marker: the first all-zero block
+  while (bytes.substr(end, pack::kBlock) != std::string(pack::kBlock, '\0')) {
+    end += pack::kBlock + pack::padded(pack::parse_tar_header(bytes.substr(end, pack::kBlock))->size);
+  }
+  auto with_type = [](std::string header, char type) {  // and its checksum made again
+    header[156] = type;
+    std::fill(header.begin() + 148, header.begin() + 156, ' ');
+    unsigned sum = 0;
+    for (char c : header) sum += static_cast<unsigned char>(c);
+    std::snprintf(header.data() + 148, 8, "%06o", sum);
+    header[155] = ' ';
+    return header;
+  };
+  const std::string payload = "planted";
+  std::string planted = *pack::tar_header("../outside", payload.size(), 0) + payload;
+  planted.resize(pack::kBlock * 2, '\0');
+  planted += *pack::tar_header("/etc/planted", 0, 0);
+  planted += with_type(*pack::tar_header("entries/link", 0, 0), '2');
+  bytes = bytes.substr(0, end) + planted + std::string(pack::kBlock * 2, '\0');
+  {
+    std::ofstream out(pack, std::ios::binary | std::ios::trunc);
+    out << bytes;
+  }
+  auto reader = open();  // the reader goes by the index: it still opens and serves
+  ASSERT_TRUE(reader);
+  const std::vector<std::string> problems = pack::member_problems(*reader);
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_NE(problems[0].find("'../outside'"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[0].find("outside the folder"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("'/etc/planted'"), std::string::npos) << problems[1];
+  EXPECT_NE(problems[2].find("not a regular file"), std::string::npos) << problems[2];
 }
 
 }  // namespace

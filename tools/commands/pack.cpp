@@ -13,6 +13,7 @@
 #include "core/settings.hpp"
 #include "hashing/recorded_inputs.hpp"
 #include "store/entry_check.hpp"
+#include "store/pack_members.hpp"
 #include "store/pack_reader.hpp"
 #include "store/pack_set.hpp"
 #include "store/pack_writer.hpp"
@@ -351,6 +352,7 @@ int verify(const PackOptions& options) {
       continue;
     }
     nlohmann::json problems = nlohmann::json::array();
+    for (std::string& problem : pack::member_problems(*pack)) problems.push_back(std::move(problem));
     Progress progress("verifying");
     std::optional<Digest128> previous;
     std::set<Digest128> named;  // the records the entries name
