@@ -16,16 +16,22 @@ std::shared_ptr<const RecordedAnswers> LazyAnswers::get() const {
       decoded_ = nullptr;
       problem = std::string("recorded answers not decoded: ") + e.what();
     }
-    if (decoded_) return;
-    problem += "; the driver answers the queries on the program served from it";
+    if (!decoded_) refuse(problem);
+  });
+  return refused_.load() ? nullptr : decoded_;
+}
+
+void LazyAnswers::refuse(const std::string& problem) const {
+  std::call_once(refused_once_, [&] {
+    refused_ = true;
+    const std::string why = problem + "; the driver answers the queries on the program served from it";
     try {
-      if (on_refused_) on_refused_(problem);
-      else log_warning(problem);
+      if (on_refused_) on_refused_(why);
+      else log_warning(why);
     } catch (const std::exception& e) {
-      log_warning(problem + "; the entry could not be dropped: " + e.what());
+      log_warning(why + "; the entry could not be dropped: " + e.what());
     }
   });
-  return decoded_;
 }
 
 }  // namespace jitcache::opencl

@@ -7,6 +7,7 @@
 // it loaded.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -21,14 +22,20 @@ class LazyAnswers {
   using OnRefused = std::function<void(const std::string& problem)>;
   LazyAnswers(std::shared_ptr<const std::string> text, OnRefused on_refused);
 
-  // The checked record, decoded by the first call; null (then and ever after) when malformed.
+  // The checked record, decoded by the first call; null (then and ever after) when malformed
+  // or refused.
   std::shared_ptr<const RecordedAnswers> get() const;
+  // A well-formed record found incomplete by a query (it lacks a kernel of the program): refused
+  // as a malformed one is, once; the driver answers from now on.
+  void refuse(const std::string& problem) const;
 
  private:
   std::shared_ptr<const std::string> text_;
   OnRefused on_refused_;
   mutable std::once_flag decoded_once_;
   mutable std::shared_ptr<const RecordedAnswers> decoded_;
+  mutable std::once_flag refused_once_;
+  mutable std::atomic<bool> refused_{false};
 };
 
 }  // namespace jitcache::opencl

@@ -28,9 +28,9 @@ State& state() {
   return *s;
 }
 
-// The record answering for `program` on `device` (nullptr device: any, for kernel queries),
-// decoded now if no query asked before; null also when it proved malformed (the driver answers).
-std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device_id device) {
+// The record answering for `program` on `device` (nullptr device: any, for kernel queries), as
+// the hit left it (decoded by the first query that asks); null when none.
+std::shared_ptr<const LazyAnswers> lazy_answers_for(cl_program program, cl_device_id device) {
   if (!state().any.load(std::memory_order_relaxed)) return nullptr;
   Served served;
   {
@@ -40,9 +40,16 @@ std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device
     served = it->second;
   }
   if (served.via_shadow && !registry().shadow_of(program)) return nullptr;  // built for real since
-  if (!device) return served.answers.empty() ? nullptr : served.answers.begin()->second->get();
+  if (!device) return served.answers.empty() ? nullptr : served.answers.begin()->second;
   auto found = served.answers.find(device);
-  return found == served.answers.end() ? nullptr : found->second->get();
+  return found == served.answers.end() ? nullptr : found->second;
+}
+
+// The record decoded now if no query asked before; null also when it proved malformed (the
+// driver answers).
+std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device_id device) {
+  std::shared_ptr<const LazyAnswers> lazy = lazy_answers_for(program, device);
+  return lazy ? lazy->get() : nullptr;
 }
 
 // The record for the kernel's program: the app's program for kernels made from a shadow, the
@@ -53,7 +60,8 @@ const RecordedKernel* kernel_record(cl_kernel kernel, std::shared_ptr<const Reco
   if (!program && next().clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr) != CL_SUCCESS) {
     return nullptr;
   }
-  holder = answers_for(program, nullptr);
+  std::shared_ptr<const LazyAnswers> lazy = lazy_answers_for(program, nullptr);
+  holder = lazy ? lazy->get() : nullptr;
   if (!holder) return nullptr;
   std::string name;
   size_t size = 0;
@@ -62,7 +70,10 @@ const RecordedKernel* kernel_record(cl_kernel kernel, std::shared_ptr<const Reco
   if (next().clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, size, name.data(), nullptr) != CL_SUCCESS) return nullptr;
   while (!name.empty() && name.back() == '\0') name.pop_back();
   auto found = holder->kernels.find(holder->kernel_names_hashed ? obfuscated_name(name) : name);
-  return found == holder->kernels.end() ? nullptr : &found->second;
+  if (found != holder->kernels.end()) return &found->second;
+  // The program has this kernel (the driver made it) and the record does not: incomplete.
+  lazy->refuse("recorded answers lack kernel " + name.substr(0, 64));
+  return nullptr;
 }
 
 }  // namespace

@@ -263,6 +263,9 @@ TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
       {"an argument of four answers", [](nlohmann::json& meta) {
          for (auto& kernel : meta["answers"]["kernels"]) kernel["args"] = {{1, 2, 3, 4}};
        }},
+      {"a kernel left out (issue 28.7: its attributes were answered empty)", [](nlohmann::json& meta) {
+         meta["answers"]["kernels"].erase(meta["answers"]["kernels"].begin());
+       }},
       {"an oversized answer", [](nlohmann::json& meta) {
          for (auto& kernel : meta["answers"]["kernels"]) kernel["attributes"]["bytes"] = std::string((64u << 10) * 2 + 2, 'a');  // one byte over the cap
        }},
