@@ -76,6 +76,9 @@ struct SizeInfo {
 struct EvictionReport {
   std::uint64_t removed_entries = 0;
   std::uint64_t removed_bytes = 0;
+  // clear(): folders another user owns or may write, renamed aside (<name>.foreign-<time>) so
+  // that the store works again; this user cannot remove what is inside them. Their new paths.
+  std::vector<std::string> moved_aside;
 };
 
 struct VerifyProblem {

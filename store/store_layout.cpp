@@ -30,16 +30,23 @@ bool is_directory(const StoreLayout& layout, const std::filesystem::path& path, 
   return !layout.dir().stat(path, &info) && info.kind == fileops::FileKind::directory;
 }
 
-// A shard folder another user owns or may write: its entries are refused on load; the scan
-// still counts them (they occupy the store) and says why they are not served.
-void note_untrusted(const StoreLayout& layout, const std::filesystem::path& dir, StoreScan* scan) {
+// A folder another user owns or may write (left from a time the root was open to them): a shard
+// folder's entries are refused on load (the scan still counts them: they occupy the store); below
+// one of the store's own folders every save, lock or recorded input fails. `jitcache clear` moves
+// them aside.
+void note_untrusted(const StoreLayout& layout, const std::filesystem::path& dir, const char* what,
+                    const std::string& consequence, StoreScan* scan) {
   fileops::FileInfo info;
-  if (layout.dir().stat(dir, &info)) return;
-  if (auto error = fileops::check_trusted(info)) {
-    scan->untrusted.push_back({layout.shown(dir), "shard folder is " + error.message() +
-                                                      ": its entries are not served (remove it)"});
-  }
+  if (layout.dir().stat(dir, &info) || info.kind == fileops::FileKind::missing) return;
+  std::error_code error = fileops::check_trusted(info);
+  if (!error && info.kind != fileops::FileKind::directory) error = std::make_error_code(std::errc::not_a_directory);
+  if (!error) return;
+  scan->untrusted.push_back({layout.shown(dir), std::string(what) + " is " + error.message() + ": " + consequence +
+                                                    " (`jitcache clear` moves it aside)"});
+  scan->foreign_dirs.push_back(dir);
 }
+
+constexpr const char* kShardConsequence = "its entries are not served";
 
 void scan_inner_dir(const StoreLayout& layout, const std::filesystem::path& dir, const std::string& prefix,
                     StoreScan* scan) {
@@ -132,10 +139,13 @@ StoreScan scan_store(const StoreLayout& layout) {
     scan.errors.push_back({layout.root(), error.message()});
     return scan;
   }
+  for (const std::filesystem::path& own : {layout.tmp_dir(), layout.locks_dir(), inputs_dir(), layout.quarantine_dir()}) {
+    note_untrusted(layout, own, "store folder", "every save, build lock or recorded input that needs it fails", &scan);
+  }
   for (const auto& first : outer) {
     const std::filesystem::path outer_dir = first.name;
     if (!is_shard_name(first.name) || !is_directory(layout, outer_dir, first)) continue;
-    note_untrusted(layout, outer_dir, &scan);
+    note_untrusted(layout, outer_dir, "shard folder", kShardConsequence, &scan);
     std::vector<fileops::DirEntry> inner;
     if (auto error = layout.dir().list(outer_dir, &inner)) {
       scan.errors.push_back({layout.shown(outer_dir), error.message()});
@@ -147,7 +157,7 @@ StoreScan scan_store(const StoreLayout& layout) {
         scan.unexpected.push_back(layout.shown(inner_dir));
         continue;
       }
-      note_untrusted(layout, inner_dir, &scan);
+      note_untrusted(layout, inner_dir, "shard folder", kShardConsequence, &scan);
       scan_inner_dir(layout, inner_dir, first.name + second.name, &scan);
     }
   }

@@ -100,7 +100,8 @@ struct StoreScan {
   std::vector<ScannedEntry> not_files;         // uncommitted, with a folder, FIFO... at an entry name
   std::vector<std::filesystem::path> unexpected;  // anything else inside the shard folders
   std::vector<ScanError> errors;               // folders or files that could not be read
-  std::vector<ScanError> untrusted;            // shard folders failing the trust rule
+  std::vector<ScanError> untrusted;            // store and shard folders failing the trust rule, and why
+  std::vector<std::filesystem::path> foreign_dirs;  // the same folders, relative to the root
   std::uint64_t input_record_bytes = 0;        // recorded inputs (input_records.hpp): counted in bytes
 };
 StoreScan scan_store(const StoreLayout& layout);

@@ -1,6 +1,7 @@
 // Whole-store operations: size, listing, eviction, sweeping, verify, clear.
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <limits>
 
 #include "store/disk_store_impl.hpp"
@@ -391,6 +392,14 @@ EvictionReport DiskStore::Impl::clear() {
   if (begin_ledger(store_detail::kLongLockWait, &ledger)) return report;
 
   const StoreScan scan = store_detail::scan_store(layout);
+  // Renamed within their parent, which is ours: moving them elsewhere would need write access to
+  // them (their `..`), which another user's folder does not give.
+  const std::string foreign_suffix = ".foreign-" + std::to_string(std::time(nullptr));
+  for (const std::filesystem::path& foreign : scan.foreign_dirs) {
+    std::filesystem::path aside = foreign;
+    aside += foreign_suffix;
+    if (!layout.dir().rename(foreign, aside)) report.moved_aside.push_back(layout.shown(aside).string());
+  }
   for (const auto& entry : scan.committed) {
     const EntryFootprint removed = remove_locked(*ledger, entry.paths);
     if (removed.committed) {

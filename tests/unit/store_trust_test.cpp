@@ -304,6 +304,25 @@ TEST_F(StoreTrust, ShardFolderOfAnotherUserIsRefused) {
   EXPECT_EQ(store->save(key, "binary", nullptr).status, SaveStatus::error);
 }
 
+// Issue 28.7: a store folder (tmp/, locks/) another user made while the root was open to them
+// made every save fail for good, while `verify` said all sound and `clear` left it. Now verify
+// names it and clear moves it aside, after which saves work again.
+TEST_F(StoreTrust, AnotherUsersStoreFolderIsReportedAndMovedAsideByClear) {
+  if (::geteuid() != 0) GTEST_SKIP() << "another user's folder needs root (chown)";
+  auto store = open_store();
+  ASSERT_EQ(store->save(key_of(1), "binary", nullptr).status, SaveStatus::stored);
+  ASSERT_EQ(::chown((root / "tmp").c_str(), kNobody, kNobody), 0);
+  EXPECT_EQ(store->save(key_of(2), "binary", nullptr).status, SaveStatus::error);
+  const std::string problems = problems_of(*store, false);
+  EXPECT_NE(problems.find("tmp"), std::string::npos) << problems;
+  EXPECT_NE(problems.find("owned by another user"), std::string::npos) << problems;
+  const EvictionReport cleared = store->clear();
+  ASSERT_EQ(cleared.moved_aside.size(), 1u);
+  EXPECT_NE(cleared.moved_aside[0].find("tmp.foreign-"), std::string::npos) << cleared.moved_aside[0];
+  EXPECT_EQ(store->save(key_of(2), "binary", nullptr).status, SaveStatus::stored);
+  EXPECT_EQ(problems_of(*store, false), "");
+}
+
 TEST_F(StoreTrust, RefusedRootAdvisesRemovalNotChmod) {
   fs::create_directories(root);
   ::chmod(root.c_str(), 0770);

@@ -130,10 +130,15 @@ int clear_store(const ClearOptions& options) {
   std::string trace_error;
   const TraceUsage traces = clear_traces(settings.trace_dir, &trace_error);
   if (!trace_error.empty()) std::fprintf(stderr, "jitcache: traces not cleared: %s\n", trace_error.c_str());
+  for (const std::string& aside : report.moved_aside) {
+    std::fprintf(stderr, "jitcache: %s belongs to another user (or others may write it): moved aside; "
+                         "its owner or root must remove it\n", aside.c_str());
+  }
   if (options.json) {
     print_json({{"schema", kJsonSchemaVersion}, {"removed_entries", report.removed_entries},
                 {"removed_bytes", report.removed_bytes}, {"entries", left.entries},
-                {"removed_traces", traces.files}, {"removed_trace_bytes", traces.bytes}});
+                {"removed_traces", traces.files}, {"removed_trace_bytes", traces.bytes},
+                {"moved_aside", report.moved_aside}});
   } else {
     std::printf("Removed %llu entries (%s) and %llu traces from %s\n",
                 static_cast<unsigned long long>(report.removed_entries), format_size(report.removed_bytes).c_str(),
