@@ -21,12 +21,11 @@ bool within(std::uint64_t offset, std::uint64_t size, std::uint64_t file_size) {
 // What the loader reads and maps of the file before any of its code runs.
 std::string elf_problem(const fileops::File& file, std::uint64_t file_size) {
   std::string bytes;
-  if (file.read_at(0, sizeof(ElfW(Ehdr)), &bytes) || bytes.size() != sizeof(ElfW(Ehdr))) {
-    return "shorter than an ELF header (" + std::to_string(file_size) + " bytes)";
-  }
+  if (file.read_at(0, sizeof(ElfW(Ehdr)), &bytes)) return "unreadable";
+  if (bytes.compare(0, SELFMAG, ELFMAG, SELFMAG) != 0) return "not an ELF file";
+  if (bytes.size() != sizeof(ElfW(Ehdr))) return "truncated: shorter than an ELF header (" + std::to_string(file_size) + " bytes)";
   ElfW(Ehdr) header;
   std::memcpy(&header, bytes.data(), sizeof header);
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0) return "not an ELF file";
   if (header.e_ident[EI_CLASS] != kClass || header.e_ident[EI_DATA] != kByteOrder) {
     return "an ELF file for another kind of machine";
   }
