@@ -227,8 +227,9 @@ std::string find_helper_binary() {
 }  // namespace
 
 std::string helper_binary() {
-  static const std::string binary = find_helper_binary();
-  return binary;
+  // Never destroyed: the exit flush starts helpers after static destructors may have run.
+  static const std::string* binary = new std::string(find_helper_binary());
+  return *binary;
 }
 
 pid_t submit_capture(HelperJob job, const HelperPolicy& policy, std::string* why) {
