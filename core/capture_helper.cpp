@@ -7,6 +7,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -19,8 +20,10 @@
 #include <unistd.h>
 
 #include "core/fd_passing.hpp"
+#include "core/helper_environment.hpp"
 #include "core/log.hpp"
 #include "core/stats.hpp"
+#include "store/trusted_file.hpp"
 
 extern char** environ;
 
@@ -49,20 +52,6 @@ Helpers*& helpers_slot() {
 
 Helpers& helpers() { return *helpers_slot(); }
 
-bool executable(const std::filesystem::path& path) { return ::access(path.c_str(), X_OK) == 0; }
-
-// The helper must not run under the shim: no preload, no layer; the rest of the app's environment
-// (the driver's variables, JITCACHE_DIR, ...) is what the key was derived under.
-std::vector<std::string> helper_environment() {
-  std::vector<std::string> out;
-  for (char** variable = environ; variable && *variable; ++variable) {
-    std::string_view text(*variable);
-    if (text.rfind("LD_PRELOAD=", 0) == 0 || text.rfind("OPENCL_LAYERS=", 0) == 0) continue;
-    out.emplace_back(text);
-  }
-  return out;
-}
-
 void reap(pid_t pid);
 
 // `jitcache replay --helper`, its end of a SOCK_SEQPACKET socket as descriptor 3 and no other of
@@ -84,7 +73,7 @@ bool spawn_locked(unsigned time_limit_s, std::string* why) {
   std::vector<char*> argv;
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
-  std::vector<std::string> environment = helper_environment();
+  std::vector<std::string> environment = helper_environment(environ);
   std::vector<char*> envp;
   for (std::string& variable : environment) envp.push_back(variable.data());
   envp.push_back(nullptr);
@@ -201,20 +190,46 @@ void reap(pid_t pid) {
   h.ended.notify_all();
 }
 
+// Once per process: JITCACHE_HELPER, else the first candidate next to the shim that exists. Either
+// must pass the trust rule for code (store/trusted_file.hpp): a build tree under /tmp would make
+// `<libdir>/../../bin/jitcache` a name any local user can create, run as this user on every miss.
+// A refusal is the one warning; no helper is then used (auto captures in the app).
+std::string find_helper_binary() {
+  std::vector<std::filesystem::path> candidates;
+  if (const char* set = std::getenv("JITCACHE_HELPER"); set && *set) {
+    candidates.emplace_back(set);
+  } else {
+    Dl_info info{};
+    if (!::dladdr(reinterpret_cast<void*>(&find_helper_binary), &info) || !info.dli_fname) return {};
+    const std::filesystem::path library_dir = std::filesystem::path(info.dli_fname).parent_path();
+    // <prefix>/lib/jitcache, <prefix>/lib/<multiarch>/jitcache (the Debian package), the build tree.
+    for (const auto& candidate : {library_dir / ".." / ".." / "bin" / "jitcache", library_dir / ".." / "bin" / "jitcache",
+                                  library_dir / ".." / "tools" / "jitcache",
+                                  library_dir / ".." / ".." / ".." / "bin" / "jitcache"}) {
+      std::error_code error;
+      if (std::filesystem::exists(candidate, error)) candidates.push_back(candidate.lexically_normal());
+    }
+  }
+  std::string first_refusal;
+  for (const std::filesystem::path& candidate : candidates) {
+    std::string why;
+    std::optional<std::filesystem::path> trusted = resolve_trusted_file(candidate, TrustedUse::code, &why);
+    if (trusted && ::access(trusted->c_str(), X_OK) == 0) return trusted->string();
+    if (first_refusal.empty()) first_refusal = trusted ? candidate.string() + " is not executable" : why;
+  }
+  if (!first_refusal.empty()) {
+    log_warning("capture helper refused: " + first_refusal + "; builds are captured in the app, or not at all "
+                "with capture = helper (docs/reliability.md, \"Trust model\")");
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string helper_binary() {
-  if (const char* set = std::getenv("JITCACHE_HELPER"); set && *set) return executable(set) ? set : "";
-  Dl_info info{};
-  if (!::dladdr(reinterpret_cast<void*>(&helper_binary), &info) || !info.dli_fname) return {};
-  const std::filesystem::path library_dir = std::filesystem::path(info.dli_fname).parent_path();
-  // <prefix>/lib/jitcache, <prefix>/lib/<multiarch>/jitcache (the Debian package), the build tree.
-  for (const auto& candidate : {library_dir / ".." / ".." / "bin" / "jitcache", library_dir / ".." / "bin" / "jitcache",
-                                library_dir / ".." / "tools" / "jitcache",
-                                library_dir / ".." / ".." / ".." / "bin" / "jitcache"}) {
-    if (executable(candidate)) return std::filesystem::weakly_canonical(candidate).string();
-  }
-  return {};
+  // Never destroyed: the exit flush starts helpers after static destructors may have run.
+  static const std::string* binary = new std::string(find_helper_binary());
+  return *binary;
 }
 
 pid_t submit_capture(HelperJob job, const HelperPolicy& policy, std::string* why) {

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
+#include "core/library_check.hpp"
 #include "core/platform.hpp"
 #include "store/tiers.hpp"
 
@@ -59,7 +61,10 @@ const TierFactory* load_tier_plugin(std::string* why) {
     return nullptr;
   }
   const std::string path = std::string(origin) + "/" + kTierPluginFile;
-  void* plugin = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // Checked first: dlopen of a file others may write, or of a truncated one, is past recovery.
+  const std::optional<std::filesystem::path> checked = check_loadable_library(path, why);
+  if (!checked) return nullptr;
+  void* plugin = ::dlopen(checked->c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!plugin) {
     const char* error = ::dlerror();
     *why = error ? error : path + ": cannot be loaded";

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "store/file_ops.hpp"
+#include "store/trusted_file.hpp"
 
 namespace jitcache {
 namespace {
@@ -59,8 +60,13 @@ PackTrust load_pack_trust(std::string_view key_files, std::vector<std::string>* 
     trust.required = true;
     fileops::File handle;
     std::string text, error;
-    if (auto e = fileops::File::open_read(file, &handle); e || handle.read_all(&text, kMaxKeyFileBytes)) {
-      warnings->push_back("trusted pack key " + file + " unreadable" + (e ? ": " + e.message() : ""));
+    // A key file another user may replace would make their packs trusted: the rule for data.
+    if (!resolve_trusted_file(file, TrustedUse::data, &error, &handle)) {
+      warnings->push_back("trusted pack key refused: " + error);
+      continue;
+    }
+    if (handle.read_all(&text, kMaxKeyFileBytes)) {
+      warnings->push_back("trusted pack key " + file + " unreadable");
       continue;
     }
     std::optional<pack::PublicKey> key = pack::public_key_from_pem(text, &error);
@@ -77,6 +83,10 @@ std::unique_ptr<PackSet> PackSet::open(std::string_view spec, const PackTrust& t
                                        std::vector<std::string>* warnings) {
   auto set = std::make_unique<PackSet>();
   for (const std::string& path : split_paths(spec)) {
+    if (!std::filesystem::path(path).is_absolute()) {  // never the app's working directory's
+      warnings->push_back("pack " + path + " refused: not an absolute path");
+      continue;
+    }
     fileops::FileInfo info;
     if (auto error = fileops::stat_nofollow(path, &info); error || info.kind == fileops::FileKind::missing) {
       warnings->push_back("pack " + path + " not found");

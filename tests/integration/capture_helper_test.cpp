@@ -14,10 +14,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 
 #include <algorithm>
 #include <chrono>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "test_support.hpp"
@@ -620,6 +622,147 @@ TEST_F(CaptureHelper, ARelativeCacheDirectoryStaysTheOneTheAppStartedIn) {
   EXPECT_FALSE(fs::exists(tmp / "elsewhere" / "relative-cache"));
   EXPECT_EQ(run_moving("2")["hit"], 2);
   EXPECT_FALSE(fs::exists(tmp / "elsewhere" / "relative-cache"));
+}
+
+// ---- What the helper is, and what it gets (issue 28 items 1 and 6) -------------------------------
+
+int occurrences(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = 0; (at = text.find(what, at)) != std::string::npos; ++at) ++n;
+  return n;
+}
+
+// A build tree made with `cmake -B /tmp/build` put the helper's first candidate at
+// /tmp/bin/jitcache (<libdir>/../../bin), a name any local user can create: it ran as this user,
+// with the app's environment, on every cold miss. Here another user's program in that place.
+TEST_F(CaptureHelper, AProgramPlantedWhereABuildTreeInTmpLooksForItsHelperNeverRuns) {
+  RunResult plain = run_plain(example());
+  const fs::path shim = tmp / "build" / "shim" / "libjitcache.so";
+  fs::create_directories(shim.parent_path());
+  fs::copy_file(JITCACHE_LIBRARY, shim);
+  const fs::path planted = tmp / "bin" / "jitcache", ran = tmp / "planted-program-ran";
+  fs::create_directories(planted.parent_path());
+  write_text(planted, "#!/bin/sh\ntouch " + ran.string() + "\n");
+  fs::permissions(planted, fs::perms(0755));
+  ASSERT_EQ(::chown(planted.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown(planted.parent_path().c_str(), 65534, 65534), 0);
+
+  CachedRun first = run_app(example(), {{"LD_PRELOAD", shim.string()}});
+  expect_success(first.result);
+  EXPECT_EQ(first.result.out, plain.out);
+  EXPECT_FALSE(fs::exists(ran)) << "the planted program ran as this user";
+  EXPECT_EQ(occurrences(first.result.err, "jitcache: warning"), 1) << first.result.err;
+  EXPECT_EQ(occurrences(first.result.err, "capture helper refused: " + planted.string()), 1) << first.result.err;
+  EXPECT_EQ(captured_outside(first), 0);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);  // captured in the app, as without a helper
+}
+
+// A relative JITCACHE_HELPER was resolved against the app's working directory, silently.
+TEST_F(CaptureHelper, ARelativeHelperPathIsRefusedWithOneWarning) {
+  const std::string relative = fs::relative(JITCACHE_TOOL, fs::current_path()).string();
+  ASSERT_FALSE(relative.empty());
+  ASSERT_TRUE(fs::path(relative).is_relative());
+  CachedRun first = run_app(example(), {{"JITCACHE_HELPER", relative}});
+  expect_success(first.result);
+  EXPECT_EQ(occurrences(first.result.err, "jitcache: warning"), 1) << first.result.err;
+  EXPECT_EQ(occurrences(first.result.err, relative + " is not an absolute path"), 1) << first.result.err;
+  EXPECT_EQ(captured_outside(first), 0);
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+}
+
+// The helper gets descriptors 0-2 on /dev/null and its socket as 3, nothing else of the app's;
+// and of the app's environment only what finds the driver and stores (core/helper_environment.hpp).
+// A spy in the helper's place writes down what it got, then becomes the real helper.
+TEST_F(CaptureHelper, TheHelperGetsOnlyItsSocketAndACleanedEnvironment) {
+  std::string untrusted;
+  const fs::path parent = trusted_temp_parent(&untrusted);
+  if (parent.empty()) GTEST_SKIP() << untrusted;
+  TempDir trusted(parent);
+  const fs::path spy = trusted / "jitcache-spy", env = trusted / "env", fds = trusted / "fds";
+  // What ls itself has open: what the spy inherited (its close-on-exec ones gone, as they are for the
+  // helper), but its stdout on `fds` and its own listing of /proc/<its pid>/fd.
+  write_text(spy, "#!/bin/sh\nenv > " + env.string() + "\nls -l /proc/self/fd > " + fds.string() + "\nexec " +
+                      JITCACHE_TOOL + " \"$@\"\n");
+  fs::permissions(spy, fs::perms(0755));
+  const int app_file = ::open(kernels.c_str(), O_RDONLY | O_DIRECTORY);  // inherited by the app: not by its helper
+  ASSERT_GE(app_file, 0);
+  CachedRun first = run_app(example(), {{"JITCACHE_HELPER", spy.string()}, {"AWS_SECRET_ACCESS_KEY", "hunter2"}});
+  ::close(app_file);
+  expect_success(first.result);
+  EXPECT_EQ(captured_outside(first), 2) << first.result.err;
+  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+
+  const std::string seen = read_text(env);
+  EXPECT_EQ(seen.find("AWS_SECRET_ACCESS_KEY"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("LD_PRELOAD="), std::string::npos) << seen;
+  EXPECT_NE(seen.find("JITCACHE_DIR=" + cache.string() + "\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("POCL_KERNEL_CACHE=0\n"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("\nPATH="), std::string::npos) << seen;
+
+  std::map<int, std::string> open_files;  // "lrwx------ 1 u g 64 Jan 1 00:00 3 -> socket:[123]"
+  std::istringstream lines(read_text(fds));
+  for (std::string line; std::getline(lines, line);) {
+    const std::size_t arrow = line.find(" -> ");
+    if (arrow == std::string::npos) continue;
+    const std::size_t name = line.rfind(' ', arrow - 1) + 1;
+    open_files[std::stoi(line.substr(name, arrow - name))] = line.substr(arrow + 4);
+  }
+  ASSERT_GE(open_files.size(), 4u) << read_text(fds);
+  for (int fd : {0, 2}) EXPECT_EQ(open_files[fd], "/dev/null") << fd;
+  EXPECT_EQ(open_files[1], fds.string());
+  EXPECT_EQ(open_files[3].rfind("socket:", 0), 0u) << open_files[3];
+  for (const auto& [fd, target] : open_files) {
+    if (fd > 3) {
+      EXPECT_TRUE(target.rfind("/proc/", 0) == 0 && target.ends_with("/fd")) << fd << " -> " << target;
+    }
+  }
+  EXPECT_LE(open_files.size(), 5u) << read_text(fds);
+}
+
+// A helper killed with its process group (SIGKILL: no destructor runs) left its PoCL scratch folder
+// in the temp dir for good. The next helper removes the folders whose maker is gone, and only those.
+TEST_F(CaptureHelper, AScratchFolderLeftByAHelperKilledWithItsGroupIsRemovedByTheNext) {
+  const fs::path temp = tmp / "temp";
+  fs::create_directories(temp);
+  auto folders = [&] {
+    std::set<std::string> found;
+    for (const auto& entry : fs::directory_iterator(temp)) found.insert(entry.path().filename().string());
+    return found;
+  };
+  // One whose maker lives (this test holds its `.owner`) and one that predates `.owner`: kept.
+  for (const char* kept : {"jitcache-replay-live00", "jitcache-replay-old000"}) fs::create_directories(temp / kept);
+  write_text(temp / "jitcache-replay-live00" / ".owner", "");
+  const int owner = ::open((temp / "jitcache-replay-live00" / ".owner").c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_EQ(::flock(owner, LOCK_EX), 0);
+
+  std::map<std::string, std::string> env = pausing_helpers();
+  env["TMPDIR"] = temp.string();
+  CachedRun first = run_app(example(), env, /*wait_for_helpers=*/false);
+  expect_success(first.result);
+  wait_until_paused();  // its worker has its scratch folder (made when the app's first build began)
+  std::set<std::string> left = folders();
+  ASSERT_EQ(left.size(), 3u);
+  pid_t helper = 0;
+  for (const auto& trace : first.traces) {
+    const std::string reason = trace.value("reason", std::string());
+    const std::size_t at = reason.find("helper pid ");
+    if (at != std::string::npos) helper = std::stoi(reason.substr(at + 11));
+  }
+  ASSERT_GT(helper, 0);
+  ASSERT_EQ(::kill(-helper, SIGKILL), 0);  // its own session and group (setsid)
+  ::close(gate);
+  ::close(paused);
+  wait_for_captures(cache);  // its markers are let go when it is gone
+  EXPECT_EQ(folders(), left);
+
+  CachedRun second = run_app(example(), {{"TMPDIR", temp.string()}});
+  expect_success(second.result);
+  std::set<std::string> now = folders();
+  for (const std::string& name : left) {
+    const bool kept = name == "jitcache-replay-live00" || name == "jitcache-replay-old000";
+    EXPECT_EQ(now.count(name), kept ? 1u : 0u) << name;
+  }
+  ::close(owner);
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 // JITCACHE_LABEL names entries and filters packs.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <fstream>
 
 #include "store/entry_check.hpp"
@@ -191,6 +193,37 @@ TEST_F(Pack, SignedByAnUntrustedKeyIsRefusedWhenTrustIsRequired) {
   // Signing it afterwards makes it acceptable.
   EXPECT_EQ(tool_in(tmp.path(), {"pack", "sign", unsigned_pack.string(), "--key", producer}).exit_code, 0);
   EXPECT_EQ(pack_hits(run_example(tmp / "d", {{"JITCACHE_PACKS", unsigned_pack.string()}, {"JITCACHE_PACK_KEYS", producer_public}})), 2);
+}
+
+// Issue 28 item 2: the files named in JITCACHE_PACK_KEYS got no owner, mode or folder check, so a
+// key file another user may replace made their signed packs trusted. Such a key trusts nothing
+// (trust is still required: no pack serves), with one warning naming it.
+TEST_F(Pack, AKeyFileOthersMayReplaceTrustsNothing) {
+  auto [producer, producer_public] = key_pair("producer");
+  const fs::path pack = create_pack("signed.jcpack", {"--sign", producer});
+  const fs::path open_key = tmp / "open.pub.pem", foreign_key = tmp / "foreign.pub.pem", shared = tmp / "shared";
+  fs::copy_file(producer_public, open_key);
+  fs::permissions(open_key, fs::perms(0666));
+  fs::copy_file(producer_public, foreign_key);
+  ASSERT_EQ(::chown(foreign_key.c_str(), 65534, 65534), 0);
+  fs::create_directory(shared);
+  fs::permissions(shared, fs::perms(0777));
+  fs::copy_file(producer_public, shared / "producer.pub.pem");
+  const std::map<std::string, std::string> refused = {
+      {open_key.string(), "writable by group or others (mode 0666)"},
+      {foreign_key.string(), "owned by uid 65534"},
+      {(shared / "producer.pub.pem").string(), "is writable by other users (mode 777, no sticky bit)"},
+      {"signed.pub.pem", "is not an absolute path"}};
+  int n = 0;
+  for (const auto& [key, why] : refused) {
+    SCOPED_TRACE(key);
+    CachedRun run = run_example(tmp / ("c" + std::to_string(++n)), {{"JITCACHE_PACKS", pack.string()}, {"JITCACHE_PACK_KEYS", key}});
+    EXPECT_EQ(pack_hits(run), 0);
+    EXPECT_NE(run.result.err.find("trusted pack key refused: " + key), std::string::npos) << run.result.err;
+    EXPECT_NE(run.result.err.find(why), std::string::npos) << run.result.err;
+  }
+  // The same key from a file only this user may write is trusted.
+  EXPECT_EQ(pack_hits(run_example(tmp / "ok", {{"JITCACHE_PACKS", pack.string()}, {"JITCACHE_PACK_KEYS", producer_public}})), 2);
 }
 
 TEST_F(Pack, MergeIsTheUnionAndReportsConflicts) {

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -141,6 +142,26 @@ TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "jitcache-test-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
   path_ = pattern;
+}
+
+TempDir::TempDir(const std::filesystem::path& parent) {
+  std::string pattern = (parent / "jitcache-test-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp");
+  path_ = pattern;
+}
+
+std::filesystem::path trusted_temp_parent(std::string* why) {
+  const std::filesystem::path parent = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "trusted-tmp";
+  std::filesystem::create_directories(parent);
+  std::filesystem::permissions(parent, std::filesystem::perms::owner_all);
+  for (std::filesystem::path folder = parent;; folder = folder.parent_path()) {
+    struct stat st {};
+    if (::stat(folder.c_str(), &st) != 0 || (st.st_uid != ::geteuid() && st.st_uid != 0) || (st.st_mode & 0022)) {
+      *why = "the build tree's folder " + folder.string() + " may be written by others: no program of it is trusted";
+      return {};
+    }
+    if (folder == folder.parent_path()) return parent;
+  }
 }
 
 TempDir::~TempDir() {

@@ -43,10 +43,12 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& options = 
 // in the cached runs it is compared with; `extra` is added to the environment.
 RunResult run_plain(const std::vector<std::string>& argv, const std::map<std::string, std::string>& extra = {});
 
-// A fresh directory under the system temp dir, removed with its contents at the end of scope.
+// A fresh directory under the system temp dir (or under `parent`), removed with its contents at
+// the end of scope.
 class TempDir {
  public:
   TempDir();
+  explicit TempDir(const std::filesystem::path& parent);
   ~TempDir();
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
@@ -56,6 +58,11 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// Where a test may put a program or library for jitcache to run (store/trusted_file.hpp): a folder
+// next to the test binary, in the build tree, not in /tmp (a folder others can write, sticky or
+// not, is refused for code). Empty, with `why`, when the build tree itself is in such a place.
+std::filesystem::path trusted_temp_parent(std::string* why);
 
 std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
 

@@ -6,7 +6,12 @@
 // app runs, cached by the disk store.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <sstream>
+
+#include <elf.h>
+#include <unistd.h>
 
 #include "test_support.hpp"
 
@@ -14,6 +19,22 @@ namespace jitcache::testing {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Where the segments the loader maps end in `elf` (an ELF64 file): cutting the file at half of that
+// leaves pages the loader touches wholly past its end. (Half the file is not enough: the debug
+// sections after the segments make most of its size.)
+std::size_t mapped_end(const std::string& elf) {
+  Elf64_Ehdr header;
+  std::memcpy(&header, elf.data(), sizeof header);
+  std::size_t end = 0;
+  for (std::size_t i = 0; i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    std::memcpy(&segment, elf.data() + header.e_phoff + i * sizeof segment, sizeof segment);
+    if (segment.p_type == PT_LOAD) end = std::max<std::size_t>(end, segment.p_offset + segment.p_filesz);
+  }
+  return end;
+}
+
 
 class TierLoading : public ::testing::Test {
  protected:
@@ -93,20 +114,51 @@ TEST_F(TierLoading, SettingPacksOrARemoteLoadsThemPrivately) {
   }
 }
 
+// Each way the library next to the shim can be unusable, in a folder the rule accepts for code
+// (store/trusted_file.hpp), so that the file's own check decides. Issue 28 item 3: a truncated one
+// made the loader fault (SIGBUS) in every process that set JITCACHE_PACKS or JITCACHE_REMOTE, even
+// /bin/true, while `jitcache doctor` said "ok"; one another user may write ran their code.
 TEST_F(TierLoading, WithoutAUsableTiersLibraryPacksAndRemoteAreOffWithOneWarningEachAndTheDiskServes) {
+  std::string untrusted;
+  const fs::path parent = trusted_temp_parent(&untrusted);
+  if (parent.empty()) GTEST_SKIP() << untrusted;
+  TempDir trusted(parent);
   const std::string plain = plain_sums();
   const std::map<std::string, std::string> both = {{"JITCACHE_PACKS", (tmp / "absent.jcpack").string()},
                                                    {"JITCACHE_REMOTE", "redis://127.0.0.1:1"}};
-  // The shim alone in a folder, then next to a damaged tiers' library.
-  for (const std::string plugin : {"missing", "damaged"}) {
+  const std::string real = read_text(fs::path(JITCACHE_LIBRARY).parent_path() / "libjitcache-tiers.so");
+  // The shim alone in a folder, then next to a tiers' library that must not be loaded, and what
+  // each warning (and the doctor) says about it.
+  const std::map<std::string, std::string> cases = {{"missing", "No such file"},
+                                                    {"damaged", "not an ELF file"},
+                                                    {"truncated", "truncated"},
+                                                    {"writable", "writable by group or others (mode 0666)"},
+                                                    {"foreign", "owned by uid 65534"}};
+  int n = 0;
+  for (const auto& [plugin, said] : cases) {
     SCOPED_TRACE(plugin);
-    fs::path folder = tmp / plugin;
+    fs::path folder = trusted / ("shim-" + std::to_string(++n));  // no case's words in the paths
     fs::create_directories(folder);
     fs::copy_file(JITCACHE_LIBRARY, folder / "libjitcache.so");
-    if (plugin == "damaged") write_text(folder / "libjitcache-tiers.so", "not a shared object");
+    const fs::path tiers = folder / "libjitcache-tiers.so";
+    if (plugin == "damaged") write_text(tiers, "not a shared object");
+    if (plugin == "truncated") write_text(tiers, real.substr(0, mapped_end(real) / 2));
+    if (plugin == "writable" || plugin == "foreign") write_text(tiers, real);
+    if (plugin == "writable") fs::permissions(tiers, fs::perms(0666));
+    if (plugin == "foreign") {
+      ASSERT_EQ(::chown(tiers.c_str(), 65534, 65534), 0);
+    }
+    const std::string shim = (folder / "libjitcache.so").string();
+
+    RunOptions bare;
+    bare.env = both;
+    bare.env["LD_PRELOAD"] = shim;
+    RunResult tiny = run({"/bin/true"}, bare);
+    EXPECT_EQ(tiny.exit_code, 0) << tiny.err;
+
     fs::remove_all(cache);
-    CachedRun cold = run_app((folder / "libjitcache.so").string(), both);
-    CachedRun warm = run_app((folder / "libjitcache.so").string(), both);
+    CachedRun cold = run_app(shim, both);
+    CachedRun warm = run_app(shim, both);
     for (const CachedRun* run : {&cold, &warm}) {
       ASSERT_EQ(run->result.exit_code, 0) << run->result.err;
       EXPECT_EQ(sums(run->result.out), plain);
@@ -114,7 +166,9 @@ TEST_F(TierLoading, WithoutAUsableTiersLibraryPacksAndRemoteAreOffWithOneWarning
       EXPECT_EQ(count(run->result.err, "running without packs (JITCACHE_PACKS ignored): "), 1) << run->result.err;
       EXPECT_EQ(count(run->result.err, "running without the remote tier: "), 1) << run->result.err;
       EXPECT_EQ(count(run->result.err, "libjitcache-tiers.so"), 2) << run->result.err;  // each names what failed
+      EXPECT_EQ(count(run->result.err, said), 2) << run->result.err;
       EXPECT_EQ(mapped(run->result, "libcrypto"), std::vector<std::string>{}) << run->result.out;
+      EXPECT_EQ(mapped(run->result, "libjitcache-tiers"), std::vector<std::string>{}) << run->result.out;
     }
     EXPECT_EQ(cold.verdicts["miss"], 2);
     ASSERT_EQ(warm.traces.size(), 2u);
@@ -122,7 +176,37 @@ TEST_F(TierLoading, WithoutAUsableTiersLibraryPacksAndRemoteAreOffWithOneWarning
       EXPECT_EQ(trace["verdict"], "hit");
       EXPECT_EQ(trace["tier"], "disk");
     }
+
+    // The doctor's verdict is the shim's.
+    RunOptions tool;
+    tool.env = {{"JITCACHE_LIBRARY", shim}, {"JITCACHE_DIR", cache.string()}};
+    tool.unset = {"LD_PRELOAD"};
+    RunResult doctor = run({JITCACHE_TOOL, "doctor", "--json"}, tool);
+    nlohmann::json report = nlohmann::json::parse(doctor.out, nullptr, false);
+    ASSERT_FALSE(report.is_discarded()) << doctor.out << doctor.err;
+    int checks = 0;
+    for (const nlohmann::json& check : report["checks"]) {
+      if (check["check"] != "tiers library") continue;
+      ++checks;
+      EXPECT_EQ(check["status"], plugin == "missing" ? "warn" : "fail") << check;
+      EXPECT_NE(check["detail"].get<std::string>().find(plugin == "missing" ? "is missing" : said), std::string::npos) << check;
+    }
+    EXPECT_EQ(checks, 1) << doctor.out;
   }
+}
+
+// A tiers' library in a folder others can write (here /tmp, sticky) is refused, whoever owns it.
+TEST_F(TierLoading, ATiersLibraryInAFolderOthersCanWriteIsNotLoaded) {
+  fs::path folder = tmp / "shared";
+  fs::create_directories(folder);
+  fs::copy_file(JITCACHE_LIBRARY, folder / "libjitcache.so");
+  fs::copy_file(fs::path(JITCACHE_LIBRARY).parent_path() / "libjitcache-tiers.so", folder / "libjitcache-tiers.so");
+  CachedRun run = run_app((folder / "libjitcache.so").string(), {{"JITCACHE_REMOTE", "redis://127.0.0.1:1"}});
+  ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
+  EXPECT_EQ(sums(run.result.out), plain_sums());
+  EXPECT_EQ(count(run.result.err, "running without the remote tier: "), 1) << run.result.err;
+  EXPECT_EQ(count(run.result.err, "sticky, which is not enough for a program"), 1) << run.result.err;
+  EXPECT_EQ(mapped(run.result, "libjitcache-tiers"), std::vector<std::string>{}) << run.result.out;
 }
 
 }  // namespace

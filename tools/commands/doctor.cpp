@@ -30,6 +30,7 @@
 #include "tools/lib/tool_store.hpp"
 #include "tools/lib/version.hpp"
 #ifndef _WIN32
+#include "core/library_check.hpp"
 #include "tools/lib/visible_drivers.hpp"
 #endif
 
@@ -242,16 +243,24 @@ void check_injection(Findings* out) {
   }
   out->push_back({"library", "ok", library.found->string(), ""});
   // Apps reach packs and the remote tier through the library next to it (store/tiers.hpp).
+  // The verdict the shim reaches before it would dlopen it (core/library_check.hpp).
   const fs::path tiers = library.found->parent_path() / kTierPluginFile;
   std::error_code ignored;
-  if (fs::is_regular_file(tiers, ignored)) {
-    out->push_back({"tiers library", "ok", tiers.string(), ""});
-  } else {
+  std::string refused;
+  if (!fs::exists(tiers, ignored)) {
     out->push_back({"tiers library", "warn",
                     tiers.string() + " is missing: apps run without packs (JITCACHE_PACKS) and the remote tier "
                                      "(JITCACHE_REMOTE)",
                     "reinstall jitcache, or build the `jitcache` target: it puts libjitcache-tiers.so next to "
                     "libjitcache.so"});
+  } else if (check_loadable_library(tiers, &refused)) {
+    out->push_back({"tiers library", "ok", tiers.string(), ""});
+  } else {
+    out->push_back({"tiers library", "fail",
+                    "refused: " + refused + ": apps run without packs (JITCACHE_PACKS) and the remote tier "
+                                            "(JITCACHE_REMOTE)",
+                    "reinstall jitcache, or rebuild the `jitcache` target, in folders only you or root can "
+                    "write (docs/reliability.md, \"Trust model\")"});
   }
   std::optional<fs::path> loader;
   // The loader an app would get, so that the layer check looks at the same file.

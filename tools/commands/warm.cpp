@@ -6,6 +6,7 @@
 // published there (tools/lib/input_sources.hpp); with --pack, from the recorded inputs of those packs
 // instead.
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -86,7 +87,11 @@ int warm(const WarmOptions& options) {
     if (!remote && !error.empty()) return report_error("remote: " + error);
   } else {
     std::string paths;
-    for (const std::string& path : options.packs) paths += (paths.empty() ? "" : ":") + path;
+    // Named on the command line: relative to where the user typed it (JITCACHE_PACKS must be absolute).
+    for (const std::string& path : options.packs) {
+      std::error_code ignored;
+      paths += (paths.empty() ? "" : ":") + std::filesystem::absolute(path, ignored).lexically_normal().string();
+    }
     packs = pack_source(paths, settings, &error);
     if (!packs) return report_error(error);
   }
