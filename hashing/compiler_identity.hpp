@@ -24,4 +24,17 @@ LibraryIdentity identify_library(const std::string& path);
 // libLLVM*, libclang*, libigc*, libigdfcl*, libnvidia-ptxjitcompiler*, libnvidia-compiler*, ...
 std::vector<std::string> loaded_compiler_libraries();
 
+// The DT_NEEDED names of the ELF shared object at `path`, read from the file (elf_needed.cpp);
+// empty when it is not ELF or has none.
+std::vector<std::string> read_needed_libraries(const std::string& path);
+
+// The loaded compiler libraries that serve the drivers in `driver_libraries` (their vendor
+// libraries): those in a driver's dependency closure (DT_NEEDED, resolved among the loaded
+// objects as the loader resolved them) and those whose own closure reaches a driver (plugins it
+// loaded, e.g. PoCL's libpocl-devices-*). Not those another driver brought into the process: an
+// unrelated driver's install must not change this one's keys. With no driver library known,
+// every loaded compiler library (the key then changes more often, never too little). On
+// Windows, every loaded compiler library.
+std::vector<std::string> compiler_libraries_of(const std::vector<std::string>& driver_libraries);
+
 }  // namespace jitcache

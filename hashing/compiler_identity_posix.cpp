@@ -8,6 +8,8 @@
 #include <array>
 #include <climits>
 #include <cstdlib>
+#include <map>
+#include <set>
 #include <string_view>
 
 #include "hashing/compiler_identity.hpp"
@@ -91,7 +93,57 @@ int find_containing_image(dl_phdr_info* info, std::size_t, void* data) {
   return 1;
 }
 
+// The loaded object the loader gave a DT_NEEDED `name`: dlopen(RTLD_NOLOAD) matches it by name or
+// soname among the loaded objects only, as the loader did, and loads nothing. Empty when none.
+std::string loaded_object_named(const std::string& name) {
+  void* handle = ::dlopen(name.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return {};
+  link_map* map = nullptr;
+  std::string path;
+  if (::dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr && map->l_name[0] != '\0') {
+    path = real_path_or_same(map->l_name);
+  }
+  ::dlclose(handle);
+  return path;
+}
+
+// Every loaded object that `library` needs, directly or not, and itself. `known` memoizes each
+// object's resolved DT_NEEDED list across the calls of one compiler_libraries_of.
+std::set<std::string> dependency_closure(const std::string& library, std::map<std::string, std::vector<std::string>>& known) {
+  std::set<std::string> closure{library};
+  std::vector<std::string> pending{library};
+  while (!pending.empty()) {
+    const std::string path = pending.back();
+    pending.pop_back();
+    auto [it, added] = known.try_emplace(path);
+    if (added) {
+      for (const std::string& name : read_needed_libraries(path)) {
+        if (std::string found = loaded_object_named(name); !found.empty()) it->second.push_back(found);
+      }
+    }
+    for (const std::string& dependency : it->second) {
+      if (closure.insert(dependency).second) pending.push_back(dependency);
+    }
+  }
+  return closure;
+}
+
 }  // namespace
+
+std::vector<std::string> compiler_libraries_of(const std::vector<std::string>& driver_libraries) {
+  std::vector<std::string> libraries = loaded_compiler_libraries();
+  if (driver_libraries.empty()) return libraries;
+  std::map<std::string, std::vector<std::string>> known;
+  std::set<std::string> drivers_closure;
+  for (const std::string& driver : driver_libraries) drivers_closure.merge(dependency_closure(driver, known));
+  std::erase_if(libraries, [&](const std::string& library) {
+    if (drivers_closure.count(library) > 0) return false;
+    const std::set<std::string> own = dependency_closure(library, known);
+    return std::none_of(driver_libraries.begin(), driver_libraries.end(),
+                        [&](const std::string& driver) { return own.count(driver) > 0; });
+  });
+  return libraries;
+}
 
 bool read_size_and_mtime(LibraryIdentity& identity) {
   struct stat info {};

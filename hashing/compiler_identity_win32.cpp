@@ -77,4 +77,8 @@ std::vector<std::string> loaded_compiler_libraries() {
   return paths;
 }
 
+// Windows: no import-table closure yet; every loaded compiler library, as before (safe: more
+// libraries in the key only means more misses).
+std::vector<std::string> compiler_libraries_of(const std::vector<std::string>&) { return loaded_compiler_libraries(); }
+
 }  // namespace jitcache

@@ -6,6 +6,7 @@ packages=(
   dpkg-dev  # scripts/package.sh: dpkg-shlibdeps computes the .deb's Depends
   lintian  # tests/install/deb_package_test.sh checks the .deb with it
   ocl-icd-opencl-dev opencl-headers ocl-icd-libopencl1 pocl-opencl-icd clinfo clblast-tests
+  mesa-opencl-icd  # a second real OpenCL driver: rusticl on llvmpipe (tests/README.md, "OpenCL drivers")
   libze-dev libze1
   nlohmann-json3-dev rapidjson-dev libxxhash-dev libgtest-dev googletest libcli11-dev libhiredis-dev
   python3-pyopencl

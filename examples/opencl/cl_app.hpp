@@ -1,5 +1,5 @@
 // What the repo's small OpenCL programs share (the examples, bench/build_timer and the test apps):
-// the first device of the first platform with a context and a queue, exit-on-error checks and
+// the first device of the first platform (or CL_APP_PLATFORM's) with a context and a queue, exit-on-error checks and
 // reading a kernel file. A program that defines CL_TARGET_OPENCL_VERSION 120 gets OpenCL 1.2 calls
 // only (the Windows tests run under Wine's OpenCL.dll, which forwards 1.2 entry points only).
 #pragma once
@@ -43,9 +43,23 @@ struct FirstDevice {
 
 // CL_SUCCESS, or the failing call's status with `*failed_call` naming it: for programs that must
 // not exit (plugins) or report failures their own way.
+// CL_APP_PLATFORM, when set, picks the first platform whose name contains it instead (the tests
+// choose a driver in a process that loaded several).
 inline cl_int open_first_device(FirstDevice* out, const char** failed_call, bool with_queue = true) {
-  cl_int status = clGetPlatformIDs(1, &out->platform, nullptr);
+  cl_platform_id platforms[16];
+  cl_uint count = 0;
+  cl_int status = clGetPlatformIDs(16, platforms, &count);
   if (status != CL_SUCCESS) return *failed_call = "clGetPlatformIDs", status;
+  out->platform = platforms[0];
+  if (const char* wanted = std::getenv("CL_APP_PLATFORM")) {
+    out->platform = nullptr;
+    for (cl_uint i = 0; i < count && i < 16 && !out->platform; ++i) {
+      char name[256] = {};
+      clGetPlatformInfo(platforms[i], CL_PLATFORM_NAME, sizeof name - 1, name, nullptr);
+      if (std::string(name).find(wanted) != std::string::npos) out->platform = platforms[i];
+    }
+    if (!out->platform) return *failed_call = "finding the CL_APP_PLATFORM platform", CL_INVALID_PLATFORM;
+  }
   status = clGetDeviceIDs(out->platform, CL_DEVICE_TYPE_ALL, 1, &out->device, nullptr);
   if (status != CL_SUCCESS) return *failed_call = "clGetDeviceIDs", status;
   out->context = clCreateContext(nullptr, 1, &out->device, nullptr, nullptr, &status);

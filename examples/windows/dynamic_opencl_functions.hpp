@@ -19,6 +19,7 @@
   X(clGetDeviceIDs) \
   X(clGetKernelInfo) \
   X(clGetPlatformIDs) \
+  X(clGetPlatformInfo) \
   X(clGetProgramBuildInfo) \
   X(clReleaseCommandQueue) \
   X(clReleaseContext) \

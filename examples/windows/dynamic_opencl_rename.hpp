@@ -17,6 +17,7 @@
 #define clGetDeviceIDs dynamic_clGetDeviceIDs
 #define clGetKernelInfo dynamic_clGetKernelInfo
 #define clGetPlatformIDs dynamic_clGetPlatformIDs
+#define clGetPlatformInfo dynamic_clGetPlatformInfo
 #define clGetProgramBuildInfo dynamic_clGetProgramBuildInfo
 #define clReleaseCommandQueue dynamic_clReleaseCommandQueue
 #define clReleaseContext dynamic_clReleaseContext

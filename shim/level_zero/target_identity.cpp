@@ -79,7 +79,7 @@ void describe_compiler(const NextFunctions& loader, ze_driver_handle_t driver, z
       {"spirv_version_supported", std::to_string(module_properties.spirvVersionSupported)},
   };
   std::vector<std::string> libraries = loaded_driver_libraries(loader);
-  for (const std::string& library : loaded_compiler_libraries()) {
+  for (const std::string& library : compiler_libraries_of(libraries)) {  // not other drivers' (opencl/target_identity.cpp)
     if (std::find(libraries.begin(), libraries.end(), library) == libraries.end()) libraries.push_back(library);
   }
   for (const std::string& library : libraries) compiler.libraries.push_back(identify_library(library));

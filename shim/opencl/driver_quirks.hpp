@@ -43,8 +43,23 @@ inline constexpr DriverQuirk kPoclOwnCacheRebuildsCheaply{
     "a build whose capture is still in flight (its helper has not stored it) is not waited for: the "
     "app builds it again through PoCL's own cache, and the helper stores it"};
 
+// Mesa's rusticl (22.3, llvmpipe): a program built from a binary answers CL_PROGRAM_BUILD_OPTIONS
+// "" whatever options its clBuildProgram had. A hit's shadow is such a program.
+inline constexpr DriverQuirk kRusticlBinaryBuildOptions{
+    "rusticl-binary-build-options", "Mesa rusticl (22.3 tested)",
+    "not worked around yet: a hit answers CL_PROGRAM_BUILD_OPTIONS as the driver does for the shadow (\"\"); "
+    "the query-parity test asserts exactly this difference"};
+
+// rusticl lists the kernels of a program loaded from a binary (CL_PROGRAM_KERNEL_NAMES,
+// clCreateKernelsInProgram) in an order of its own, new in every process (a hash map's).
+inline constexpr DriverQuirk kRusticlKernelOrder{
+    "rusticl-kernel-order", "Mesa rusticl (22.3 tested)",
+    "not worked around yet: a hit lists the same kernels in the shadow's order; the query-parity "
+    "test compares them as a set"};
+
 inline constexpr DriverQuirk kDriverQuirks[] = {kPoclSharedScratchFolder, kPoclLongKernelName,
-                                               kPoclOwnCacheRebuildsCheaply};
+                                               kPoclOwnCacheRebuildsCheaply, kRusticlBinaryBuildOptions,
+                                               kRusticlKernelOrder};
 
 // kPoclOwnCacheRebuildsCheaply: whether this device's driver rebuilds a program it built before
 // more cheaply than a capture helper can finish storing it.

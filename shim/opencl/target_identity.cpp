@@ -49,7 +49,9 @@ OpenClTarget describe(cl_device_id device, const NextFunctions& driver) {
   CompilerIdentity& compiler = target.identity.compiler;
   std::vector<std::string> libraries;
   if (std::string vendor = vendor_library(device); !vendor.empty()) libraries.push_back(vendor);
-  for (const std::string& library : loaded_compiler_libraries()) {
+  // This driver's compiler libraries only: the ICD loader loads every registered driver into the
+  // app, and another driver's (Mesa's libLLVMSPIRVLib) must not change PoCL's keys.
+  for (const std::string& library : compiler_libraries_of(libraries)) {
     if (std::find(libraries.begin(), libraries.end(), library) == libraries.end()) libraries.push_back(library);
   }
   for (const std::string& library : libraries) compiler.libraries.push_back(identify_library(library));

@@ -1,5 +1,5 @@
 // The key's per-device part for an OpenCL device: device identity, platform/driver versions and
-// the vendor library (found from the device's ICD dispatch table) plus loaded compiler libraries.
+// the vendor library (found from the device's ICD dispatch table) plus its compiler libraries.
 // Shared by the hooks and `jitcache doctor` (which shows what an app's key gets): it asks the
 // driver only through the functions it is given, so it links without the rest of the adapter.
 #pragma once
