@@ -3,15 +3,12 @@
 #include <cstdio>
 
 namespace jitcache {
-namespace {
 
 std::string octal_mode(std::uint32_t mode) {
   char text[8];
   std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
   return text;
 }
-
-}  // namespace
 
 RootCheck open_trusted_root(const std::filesystem::path& root, fileops::Dir* dir, std::string* why) {
   const std::string name = "cache directory " + root.string();

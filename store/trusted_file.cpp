@@ -1,17 +1,8 @@
 #include "store/trusted_file.hpp"
 
-#include <cstdio>
+#include "store/root_check.hpp"
 
 namespace jitcache {
-namespace {
-
-std::string octal_mode(std::uint32_t mode) {
-  char text[8];
-  std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
-  return text;
-}
-
-}  // namespace
 
 std::optional<std::filesystem::path> resolve_trusted_file(const std::filesystem::path& path, TrustedUse use,
                                                           std::string* why, fileops::File* opened) {
