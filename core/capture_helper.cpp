@@ -104,6 +104,7 @@ bool spawn_locked(unsigned time_limit_s, std::string* why) {
     *why = std::string("cannot start the capture helper: ") + std::strerror(error);
     return false;
   }
+  count("capture_helper_processes");
   Helpers& h = helpers();
   h.socket = pair[0];
   h.pid = pid;

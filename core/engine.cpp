@@ -415,6 +415,7 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   if (wait && !context.wait_for_captures && store_->capture_in_flight(lookup.key.key)) {
     wait = false;  // its helper may be busy with it, or with others before it: rebuilding is cheaper
     lookup.reason = "built here: its capture was still in flight (the driver's own cache rebuilds it cheaply)";
+    lookup.captured_elsewhere = true;
   }
   Stopwatch waiting;
   std::error_code error;
@@ -653,7 +654,9 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
 
 void Engine::expect_capture([[maybe_unused]] const Lookup& lookup) {
 #if !defined(_WIN32)
-  if (!settings_.helpers_while_running || replay_mark()) return;
+  // A key another run's helper captures needs none here; a helper started anyway would warm the
+  // driver on the core this run needs (the example's run 2 right after its cold run: issue 32).
+  if (!settings_.helpers_while_running || replay_mark() || lookup.captured_elsewhere) return;
   for (const KeyComponent& component : lookup.key.components) {
     if (component.name == "device") prestart_capture_helper(component.digest.hex(), helper_policy(settings_));
   }

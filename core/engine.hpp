@@ -127,6 +127,9 @@ struct Lookup {
   // Set when this lookup waited for another thread whose real build of the key failed. An
   // adapter may report that failure without building; OpenCL builds anyway (see concurrency.md).
   std::string leader_failure;
+  // Built here because another process's capture helper has the key: no helper of this process
+  // will capture it, so none is started for it (Engine::expect_capture).
+  bool captured_elsewhere = false;
   MemoryScope scope = kNoMemoryScope;
   std::int64_t inputs_read_at_ns = 0;  // from PreparedProgram: headers changed after it are too new
   std::string working_dir;             // from PreparedProgram: recorded with the inputs

@@ -290,6 +290,13 @@ TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaitin
     fs::remove(fs::path(binary).replace_extension(".json"));
   }
   fs::remove(cache / "size");
+  // Read without waiting for captures in flight: the test holds their markers until its end.
+  auto helpers_started = [&] {
+    RunResult stats = run({JITCACHE_TOOL, "stats", "--json", "--dir", cache.string()}, unwaited());
+    return nlohmann::json::parse(stats.out)["counters"].value("capture_helper_processes", 0);
+  };
+  const int helpers_before = helpers_started();
+  ASSERT_EQ(helpers_before, 1) << "the first run's helper";
   std::map<std::string, std::string> second_env = pocl_cache_on;
   second_env["JITCACHE_WAIT_MS"] = "20000";  // waiting would end in "gave up waiting", not this reason
   CachedRun second = run_app(example(), second_env, false);
@@ -298,6 +305,8 @@ TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaitin
   for (const auto& trace : second.traces) {
     EXPECT_NE(trace.value("reason", "").find("its capture was still in flight"), std::string::npos) << trace.dump();
   }
+  // Its helper would have nothing to capture; its worker would warm PoCL on the core the run needs.
+  EXPECT_EQ(helpers_started(), helpers_before) << "a run started a helper for keys in flight elsewhere";
   std::map<std::string, std::string> pocl_cache_off = {{"POCL_KERNEL_CACHE", "0"}, {"JITCACHE_WAIT_MS", "300"}};
   CachedRun waiting = run_app(example(), pocl_cache_off, false);
   expect_success(waiting.result);

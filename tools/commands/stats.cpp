@@ -22,6 +22,7 @@ const std::vector<const char*> kKnownCounters = {
     counter::hit_memory, counter::hit_pack, counter::hit_disk,  counter::hit_remote, counter::miss,     counter::store,
     counter::store_skipped, counter::stale,  counter::corrupt,    counter::error,    counter::eviction,
     counter::bytes_stored, counter::time_saved_us, counter::pack_refused, "captured_by_helper", "capture_helper_started",
+    "capture_helper_processes",
     "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died", "capture_helper_unloadable",
     "capture_helper_not_started", counter::warm_unloadable};
 
@@ -90,6 +91,7 @@ void print_human(const nlohmann::json& stats) {
   table.add({"  helpers started", n("capture_helper_started"),
              n("capture_helper_queued") + " kept in the app for its exit (helper_start = at_exit), " + n("capture_helper_at_exit") +
                  " started at the app's exit"});
+  table.add({"  helper processes", n("capture_helper_processes"), "one per app run that handed programs over"});
   table.add({"  failed / died", n("capture_helper_failed") + " / " + n("capture_helper_died"),
              "that entry is built again by the next run"});
   table.add({"  did not load back", n("capture_helper_unloadable"),
