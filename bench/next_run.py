@@ -7,7 +7,8 @@ on, each app's own binary cache off), in one go on one machine:
   run 3      after `jitcache wait`
 The cold run's CPU is the app's plus its capture helper's (this process is a child subreaper: the
 detached helper is re-parented here when the app exits and reaped with its worker's time).
-Rows go to docs/benchmarks/next_run.csv; next_run.md has the ratios of each rep.
+Rows go to docs/benchmarks/next_run.csv; next_run.md has the ratios of each rep (BENCH_RESULT_NAME
+renames both: next_run-busy for the run on a machine whose every core is loaded, next_run.sh).
 Usage: next_run.py BUILD_DIR RESULTS_DIR REPS APP... (APP: name=command line, split on spaces)."""
 import ctypes
 import os
@@ -87,11 +88,12 @@ def main():
                 print(f"{name},{variant},{rep},{wall:.3f},{'' if cpu is None else f'{cpu:.3f}'},{code}", flush=True)
             shutil.rmtree(work, ignore_errors=True)
     os.makedirs(results, exist_ok=True)
-    with open(os.path.join(results, "next_run.csv"), "w") as out:
+    result_name = os.environ.get("BENCH_RESULT_NAME", "next_run")
+    with open(os.path.join(results, result_name + ".csv"), "w") as out:
         out.write("app,variant,rep,wall_s,cpu_s,exit_code\n")
         for name, variant, rep, wall, cpu, code in rows:
             out.write(f"{name},{variant},{rep},{wall:.3f},{'' if cpu is None else f'{cpu:.3f}'},{code}\n")
-    write_report(rows, os.path.join(results, "next_run.md"))
+    write_report(rows, os.path.join(results, result_name + ".md"))
 
 
 def write_report(rows, path):

@@ -43,6 +43,13 @@ targets() {
     echo "| second run: run 2 ≤ 1.10 × PoCL's own second run | worst: ${worst_pw% *} × (${worst_pw#* }) | $(verdict "${worst_pw% *}" 1.10 "<=") |"
     echo "| second run: cold ≤ 1.05 × no cache (idle) | worst: ${worst_cold% *} × (${worst_cold#* }) | $(verdict "${worst_cold% *}" 1.05 "<=") |"
   fi
+  if [ -f "$r/next_run-busy.csv" ]; then
+    local worst_busy="0 -"
+    for app in $(awk -F, 'NR > 1 { print $1 }' "$r/next_run-busy.csv" | sort -u); do
+      worst_busy=$(printf '%s\n%s %s\n' "$worst_busy" "$(awk -v a="$(median_of "$r/next_run-busy.csv" "$app" cold)" -v b="$(median_of "$r/next_run-busy.csv" "$app" no_cache)" 'BEGIN { printf "%.2f", a / b }')" "$app" | sort -g | tail -1)
+    done
+    echo "| second run: cold ≤ 1.10 × no cache, every core loaded (Part 10, BENCH_BUSY) | worst: ${worst_busy% *} × (${worst_busy#* }) | $(verdict "${worst_busy% *}" 1.10 "<=") |"
+  fi
   if [ -f "$r/clblast.csv" ]; then
     local worst variant label
     for variant in jc_warm jc_release_warm; do
@@ -127,6 +134,10 @@ section() {  # title, fragment, plot
     if [ -f "$r/$2-16cores.md" ]; then
       printf '\nThe same script on the GPU machine'"'"'s 16 CPU cores (Intel Xeon, ext4 on a virtual disk; raw: [benchmarks/%s-16cores.csv](benchmarks/%s-16cores.csv)):\n\n' "$2" "$2"
       cat "$r/$2-16cores.md"
+    fi
+    if [ -f "$r/$2-busy.md" ]; then
+      printf '\nThe same script on this machine with every core loaded by other work (`BENCH_BUSY`; raw: [benchmarks/%s-busy.csv](benchmarks/%s-busy.csv)):\n\n' "$2" "$2"
+      cat "$r/$2-busy.md"
     fi
     [ -f "$r/$2.png" ] && printf '\n![%s](benchmarks/%s.png)\n' "$1" "$2"
     printf '\nRaw numbers: [benchmarks/%s.csv](benchmarks/%s.csv).\n' "$2" "$2"
