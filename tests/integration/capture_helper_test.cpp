@@ -154,11 +154,6 @@ int captured_outside(const CachedRun& run) {
   }));
 }
 
-std::int64_t monotonic_now_us() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 TEST_F(CaptureHelper, ByDefaultTheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllHits) {
   RunResult plain = run_plain(example());
   expect_success(plain);
@@ -499,7 +494,6 @@ TEST_F(CaptureHelper, AManyProgramAppsHelperBuildsOneProgramAtATime) {
   RunResult plain = run_plain(script);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   CachedRun first = run_app(script, {}, /*wait_for_helpers=*/false);
-  const std::int64_t app_ended_us = monotonic_now_us();
   wait_for_captures(cache);
   first.helper_traces.clear();
   for (nlohmann::json& trace : read_traces(tmp / ("traces-" + std::to_string(runs)))) {
@@ -515,9 +509,9 @@ TEST_F(CaptureHelper, AManyProgramAppsHelperBuildsOneProgramAtATime) {
     const auto& helper = trace["capture_helper"];
     builds.emplace_back(helper["started_us"], helper["ended_us"]);
     helpers.insert(trace["pid"].get<std::int64_t>());
-    if (helper["at_exit"] == false) {
-      EXPECT_LT(helper["started_us"].get<std::int64_t>(), app_ended_us);
-    }
+    // Handed over while the app ran. When the build starts is the scheduler's call: the helper
+    // runs behind the app (nice 10, its autogroup too), so on a busy machine it may start after.
+    EXPECT_EQ(helper["at_exit"], false);
   }
   EXPECT_EQ(helpers.size(), 1u) << "one worker process built them all";
   std::sort(builds.begin(), builds.end());
