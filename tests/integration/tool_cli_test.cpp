@@ -8,6 +8,7 @@
 
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -119,19 +120,20 @@ TEST_F(ToolCli, RunThenExactStatsListShowVerifyEvictClear) {
   EXPECT_NE(human.out.find("2 entries"), std::string::npos) << human.out;
 
   // show: readable sidecar, and the binary extracted byte for byte.
-  const fs::path binary = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".bin");
+  const fs::path file = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".entry");
   RunResult shown = tool({"show", key.substr(0, 8), "--extract", (tmp / "out.bin").string()});
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
-  EXPECT_EQ(read_text(tmp / "out.bin"), read_text(binary));
+  ASSERT_FALSE(read_entry(file).binary.empty());
+  EXPECT_EQ(read_text(tmp / "out.bin"), read_entry(file).binary);
   shown = tool({"show", key.substr(0, 8)});
   EXPECT_NE(shown.out.find("Key components"), std::string::npos) << shown.out;
   EXPECT_EQ(tool({"show", "zzzz"}).exit_code, 1);
 
   // verify: sound, then one corrupted byte is found, then quarantined.
   EXPECT_EQ(tool_json({"verify"})["ok"], true);
-  std::string bytes = read_text(binary);
-  bytes[bytes.size() / 2] ^= 0x5a;
-  write_text(binary, bytes);
+  std::string bytes = read_text(file);
+  bytes[bytes.size() - 10] ^= 0x5a;  // in the binary
+  write_text(file, bytes);
   json verdict = tool_json({"verify"}, 1);
   EXPECT_EQ(verdict["ok"], false);
   ASSERT_EQ(verdict["problems"].size(), 1u);
@@ -306,7 +308,8 @@ TEST_F(ToolCli, DeeplyNestedSidecarAndTraceAreRejectedNotACrash) {
   ASSERT_EQ(listing["entries"].size(), 2u);
   const std::string key = listing["entries"][0]["key"];
   const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
-  write_text(cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".json"), deep);
+  const fs::path file = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".entry");
+  rewrite_entry(file, deep, read_entry(file).binary);
   const fs::path trace = tmp / "deep-trace.json";
   write_text(trace, "{\"verdict\":\"miss\",\"components\":" + deep + "}");
   for (const std::vector<std::string>& command : {std::vector<std::string>{"ls"}, {"show", key.substr(0, 8)}, {"verify"},
@@ -364,7 +367,7 @@ TEST_F(ToolCli, SecretsAreNeverShownOrRecorded) {
     env["JITCACHE_REMOTE_CONNECT_TIMEOUT_MS"] = "20";
     run_example({}, env);
   }
-  ASSERT_FALSE(entry_binaries(cache).empty());
+  ASSERT_FALSE(entry_files(cache).empty());
   std::size_t files = 0;
   for (const auto& item : fs::recursive_directory_iterator(cache)) {
     if (!item.is_regular_file() || item.path().extension() == ".bin") continue;

@@ -22,9 +22,9 @@ struct LsOptions {
 int list_entries(const LsOptions& options) {
   const Settings settings = load_settings();
   std::string error;
-  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
+  std::unique_ptr<DiskStore> store = open_store_to_list(settings, &error);
   if (!store) return report_error(error);
-  std::vector<EntryInfo> entries = store->list();
+  std::vector<EntryInfo> entries = store->list_summaries();
   const std::size_t in_flight = store->captures_in_flight();
   const EntryHits hits = read_entry_hits(settings.dir);
   auto hits_of = [&](const EntryInfo& entry) {
