@@ -141,6 +141,6 @@ int main(int argc, char** argv) {
   }
   if (phase == "evict") return evict(argv[2]);
   if (phase == "autopass") return autopass(argv[2]);
-  std::fprintf(stderr, "usage: store_scale fill DIR COUNT [BINARY_BYTES] | store_scale autopass DIR | store_scale evict DIR\n");
+  std::fprintf(stderr, "usage: store_scale fill DIR COUNT [BINARY_BYTES] | autopass DIR | evict DIR\n");
   return 2;
 }

@@ -177,6 +177,16 @@ SaveResult DiskStore::save(const Digest128& key, std::string_view binary, nlohma
   }
 }
 
+bool DiskStore::contains(const Digest128& key) {
+  try {
+    store_detail::EntryFootprint footprint;
+    return impl_->layout.dir().is_open() &&
+           !store_detail::measure_entry(impl_->layout, impl_->layout.entry(key), &footprint) && footprint.committed;
+  } catch (...) {
+    return false;
+  }
+}
+
 bool DiskStore::remove(const Digest128& key) {
   try {
     return impl_->remove(key);

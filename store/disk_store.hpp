@@ -133,6 +133,9 @@ class DiskStore {
   // sidecar. Replacing an existing entry of the same key keeps the accounting exact.
   SaveResult save(const Digest128& key, std::string_view binary, nlohmann::json sidecar);
 
+  // Whether a committed entry of `key` is there (a stat, nothing read or checked).
+  bool contains(const Digest128& key);
+
   // Deletes an entry (the driver rejected its binary). Returns false when there was none.
   bool remove(const Digest128& key);
 

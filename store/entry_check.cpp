@@ -103,7 +103,9 @@ EntryCheck check_entry_file(EntryCheck check, const EntryPaths& paths, bool whol
   if (!sidecar) return fail(std::move(check), State::bad, std::move(why));
   const std::optional<SidecarFields> fields = parse_sidecar(&check, *sidecar, whole_sidecar, paths, &why);
   if (!fields) return fail(std::move(check), State::bad, std::move(why));
-  if (fields->binary_size != bytes.size()) return fail(std::move(check), State::bad, size_mismatch(bytes.size(), fields->binary_size));
+  if (fields->binary_size != bytes.size()) {
+    return fail(std::move(check), State::bad, size_mismatch(bytes.size(), fields->binary_size));
+  }
   if (fields->binary_checksum != hex64(header.binary_xxh3)) {
     return fail(std::move(check), State::bad, "sidecar's " + std::string(kChecksumField) + " is not the entry header's");
   }

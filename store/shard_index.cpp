@@ -1,9 +1,9 @@
 #include "store/shard_index.hpp"
 
 #include <charconv>
-#include <cstdio>
 
 #include "hashing/bounded_json.hpp"
+#include "store/record_text.hpp"
 #include "store/shard_records.hpp"
 
 namespace jitcache::store_detail {
@@ -12,13 +12,7 @@ namespace {
 // "jitcache-index 1 shard=ab gen=<20> entries=<20> xxh3=<16>\n", then one line per entry:
 // "<32 hex key> <bytes> <summary JSON>\n".
 constexpr std::string_view kMagic = "jitcache-index 1 shard=";
-constexpr std::size_t kHeaderLength = kMagic.size() + 2 + 5 + 20 + 9 + 20 + 6 + 16 + 1;
-
-std::string padded(std::uint64_t value) {
-  char digits[32];
-  std::snprintf(digits, sizeof digits, "%020llu", static_cast<unsigned long long>(value));
-  return digits;
-}
+constexpr std::size_t kHeaderLength = kMagic.size() + 2 + 5 + kNumberWidth + 9 + kNumberWidth + 6 + 16 + 1;
 
 bool number(std::string_view text, std::uint64_t* value) {
   if (text.empty() || text.size() > 20) return false;
@@ -64,7 +58,7 @@ std::optional<std::vector<IndexedEntry>> parse_shard_index(int slot, std::uint64
   const std::string_view body = text.substr(kHeaderLength);
   std::uint64_t count = 0;
   const std::string_view head = text.substr(0, kHeaderLength);
-  const std::string_view count_text = head.substr(kMagic.size() + 2 + 5 + 20 + 9, 20);
+  const std::string_view count_text = head.substr(kMagic.size() + 2 + 5 + kNumberWidth + 9, kNumberWidth);
   if (!number(count_text, &count) || count > body.size() / 34) return std::nullopt;
   if (head != header(slot, generation, static_cast<std::size_t>(count), body)) return std::nullopt;
 

@@ -1,36 +1,9 @@
 #include "store/shard_records.hpp"
 
-#include <charconv>
-#include <cstdio>
+#include "store/record_text.hpp"
 
 namespace jitcache::store_detail {
 namespace {
-
-constexpr std::size_t kNumberWidth = 20;  // digits of the largest uint64
-
-std::string padded(std::uint64_t value) {
-  char digits[32];
-  std::snprintf(digits, sizeof digits, "%020llu", static_cast<unsigned long long>(value));
-  return digits;
-}
-
-bool take(std::string_view* text, std::string_view expected) {
-  if (text->substr(0, expected.size()) != expected) return false;
-  text->remove_prefix(expected.size());
-  return true;
-}
-
-bool take_number(std::string_view* text, std::uint64_t* value) {
-  if (text->size() < kNumberWidth) return false;
-  const std::string_view digits = text->substr(0, kNumberWidth);
-  for (char c : digits) {
-    if (c < '0' || c > '9') return false;
-  }
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
-  if (error != std::errc() || end != digits.data() + digits.size()) return false;
-  text->remove_prefix(kNumberWidth);
-  return true;
-}
 
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';

@@ -1,6 +1,7 @@
-// Per-shard size records (docs/store-format.md, "Size accounting and eviction"): <root>/shards
-// holds one fixed-length slot per level-1 shard folder (<k0k1>: 256 of them) and one for the
-// recorded inputs, each "state bytes entries generation". They change with the size record, under
+// Per-shard size records (docs/store-format.md, "Per-shard records"): <root>/shards/<k0k1>, one
+// fixed-length record per level-1 shard folder (256 of them) and shards/in for the recorded
+// inputs, each "state bytes entries generation"; an empty shard may have none. They change with
+// the size record, under
 // size.lock (store/size_ledger.hpp), and let a process that finds the size record dirty recount
 // only the shards that were being changed, let eviction pick the fullest shards without a scan,
 // and tell a shard's index (store/shard_index.hpp) whether it is current: the generation grows by
@@ -28,7 +29,7 @@ struct ShardRecord {
   bool dirty = false;
 };
 
-// Always kShardRecordLength bytes, at slot * kShardRecordLength in the file.
+// Always kShardRecordLength bytes.
 std::string format_shard_record(int slot, const ShardRecord& record);
 std::optional<ShardRecord> parse_shard_record(int slot, std::string_view text);
 extern const std::size_t kShardRecordLength;

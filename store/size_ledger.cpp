@@ -1,44 +1,17 @@
 #include "store/size_ledger.hpp"
 
-#include <charconv>
-#include <cstdio>
-
 #include "store/input_records.hpp"
+#include "store/record_text.hpp"
 
 namespace jitcache::store_detail {
 namespace {
 
 constexpr std::string_view kMagic = "jitcache-size 1 ";
-constexpr std::size_t kNumberWidth = 20;  // digits of the largest uint64
 // "jitcache-size 1 clean bytes=<20 digits> entries=<20 digits>\n"
 constexpr std::size_t kRecordLength = kMagic.size() + 5 + 7 + kNumberWidth + 9 + kNumberWidth + 1;
 
-std::string padded(std::uint64_t value) {
-  char digits[32];
-  std::snprintf(digits, sizeof digits, "%020llu", static_cast<unsigned long long>(value));
-  return digits;
-}
-
-bool take(std::string_view* text, std::string_view expected) {
-  if (text->substr(0, expected.size()) != expected) return false;
-  text->remove_prefix(expected.size());
-  return true;
-}
-
 // A slot's generation after it was lost: the clock, so that it never equals one an index recorded.
 std::uint64_t fresh_generation() { return static_cast<std::uint64_t>(fileops::now_ns()); }
-
-bool take_number(std::string_view* text, std::uint64_t* value) {
-  if (text->size() < kNumberWidth) return false;
-  std::string_view digits = text->substr(0, kNumberWidth);
-  for (char c : digits) {
-    if (c < '0' || c > '9') return false;
-  }
-  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
-  if (error != std::errc() || end != digits.data() + digits.size()) return false;
-  text->remove_prefix(kNumberWidth);
-  return true;
-}
 
 }  // namespace
 
@@ -189,7 +162,7 @@ std::error_code SizeLedger::rescan() {
 std::error_code SizeLedger::shard_records(std::array<ShardRecord, kSlotCount>* records) {
   if (!may_write_) {  // read-only: nothing may be written, count instead
     const auto by_slot = totals_by_slot(scan_store(*layout_));
-    for (int slot = 0; slot < kSlotCount; ++slot) (*records)[static_cast<std::size_t>(slot)] = {by_slot[static_cast<std::size_t>(slot)], 0, false};
+    for (std::size_t slot = 0; slot < records->size(); ++slot) (*records)[slot] = {by_slot[slot], 0, false};
     return {};
   }
   for (int slot = 0; slot < kSlotCount; ++slot) {

@@ -1,8 +1,8 @@
 // Exact size accounting shared by every process using one store.
 //
-// <root>/size holds one fixed-length text record: state (clean/dirty), bytes, entries; <root>/shards
-// the same per shard slot (store/shard_records.hpp), one small file each in <root>/shards/ (not
-// slots of one file: an app running under a low RLIMIT_FSIZE can still write them). Every change to committed entries happens
+// <root>/size holds one fixed-length text record: state (clean/dirty), bytes, entries; <root>/shards/
+// one per shard slot (store/shard_records.hpp), each its own small file (not slots of one file: an
+// app under a low RLIMIT_FSIZE can still write them). Every change to committed entries happens
 // while holding the flock on <root>/size.lock, in this order:
 //   measure the entry, mark the size record dirty, then its shard's slot (its generation + 1),
 //   rename/unlink files, measure again, write the slot clean with its totals += after - before,

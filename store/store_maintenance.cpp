@@ -445,7 +445,8 @@ EvictionReport DiskStore::Impl::clear() {
   for (const auto& orphan : scan.orphan_binaries) (void)remove_locked(*ledger, orphan.paths);
   // Folders, FIFOs or links at entry names: out of the way (then emptied out of quarantine below).
   for (const auto& odd : scan.not_files) {
-    if (!ledger->mark_dirty(store_detail::shard_slot(odd.key))) move_to_quarantine(odd.key, "removed by clear", odd.footprint);
+    if (ledger->mark_dirty(store_detail::shard_slot(odd.key))) continue;
+    move_to_quarantine(odd.key, "removed by clear", odd.footprint);
   }
 
   std::vector<fileops::DirEntry> names;

@@ -274,7 +274,8 @@ TEST(CrashSafety, WritersKilledAtRandomPointsLeaveNothingBadThatAReaderTrusts) {
     if (!file.is_regular_file()) continue;
     const fs::path path = file.path();
     const bool in_shard = path.parent_path().parent_path().parent_path() == cache;
-    const bool old_format = in_shard && (path.extension() == ".bin" || path.extension() == ".json");  // format 2 writes neither
+    // Format 2 writes neither: a pair there is a leftover.
+    const bool old_format = in_shard && (path.extension() == ".bin" || path.extension() == ".json");
     if (old_format || path.parent_path() == cache / "tmp" || path.parent_path() == cache / "locks") {
       ++leftovers;
       ADD_FAILURE() << "not reclaimed: " << path;
