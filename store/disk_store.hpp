@@ -84,6 +84,10 @@ struct EvictionReport {
   std::vector<std::string> moved_aside;
 };
 
+// How far a long whole-store operation is, for a progress bar: `done` of `total` steps of the
+// phase `what` ("scanning" shards, "evicting", "checking", "removing" entries, "listing" shards).
+using StoreProgress = std::function<void(const char* what, std::uint64_t done, std::uint64_t total)>;
+
 struct VerifyProblem {
   std::string path;
   std::string problem;
@@ -185,10 +189,11 @@ class DiskStore {
   std::vector<EntryInfo> list();        // every committed entry, its sidecar whole (reads them all)
   // Every committed entry with only its sidecar's summary fields (store/shard_index.hpp), through
   // the per-shard index where it is current: what `ls`, `show` and `pack create` need.
-  std::vector<EntryInfo> list_summaries();
-  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s);  // one evictor at a time
-  std::vector<VerifyProblem> verify(bool quarantine_bad);
-  EvictionReport clear();
+  std::vector<EntryInfo> list_summaries(const StoreProgress& progress = nullptr);
+  // One evictor at a time; the whole store (the automatic passes after a save look at a few shards).
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress = nullptr);
+  std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress = nullptr);
+  EvictionReport clear(const StoreProgress& progress = nullptr);
 
   ~DiskStore();
 

@@ -88,10 +88,10 @@ struct DiskStore::Impl {
   SizeInfo size();
   SizeInfo rescan_size();
   std::vector<EntryInfo> list();
-  std::vector<EntryInfo> list_summaries();  // store_listing.cpp
-  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s);
-  std::vector<VerifyProblem> verify(bool quarantine_bad);
-  EvictionReport clear();
+  std::vector<EntryInfo> list_summaries(const StoreProgress& progress);  // store_listing.cpp
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress);
+  std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress);
+  EvictionReport clear(const StoreProgress& progress);
 
   // After a save: evicts when over max_size, or runs the periodic pass when it is due.
   std::uint64_t maintain_after_save(const SizeInfo& totals);
@@ -102,7 +102,8 @@ struct DiskStore::Impl {
   // The eviction pass proper over `scope`'s shards (null: the whole store); the caller holds
   // evict.lock.
   EvictionReport evict_holding_lock(std::uint64_t target_bytes, std::uint64_t older_than_s,
-                                    std::vector<VerifyProblem>* problems, const store_detail::PassScope* scope);
+                                    std::vector<VerifyProblem>* problems, const store_detail::PassScope* scope,
+                                    const StoreProgress& progress = nullptr);
   // Removes stale temp files, old orphan binaries and expired quarantine files.
   void sweep_garbage(const store_detail::StoreScan& scan, std::vector<VerifyProblem>* problems);
   std::uint64_t eviction_target() const;

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "store/disk_store.hpp"
+
 namespace jitcache::store_detail {
 
 inline constexpr std::size_t kNumberWidth = 20;
@@ -36,6 +38,24 @@ inline bool take_number(std::string_view* text, std::uint64_t* value) {
   if (error != std::errc() || end != digits.data() + digits.size()) return false;
   text->remove_prefix(kNumberWidth);
   return true;
+}
+
+// "clean|dirty bytes=<20 digits> entries=<20 digits>": what the size record and every shard
+// record begin with after their own name.
+inline std::string format_state_totals(bool dirty, const SizeInfo& totals) {
+  return std::string(dirty ? "dirty" : "clean") + " bytes=" + padded(totals.bytes) + " entries=" + padded(totals.entries);
+}
+
+inline bool take_state_totals(std::string_view* text, bool* dirty, SizeInfo* totals) {
+  if (take(text, "dirty")) {
+    *dirty = true;
+  } else if (take(text, "clean")) {
+    *dirty = false;
+  } else {
+    return false;
+  }
+  return take(text, " bytes=") && take_number(text, &totals->bytes) && take(text, " entries=") &&
+         take_number(text, &totals->entries);
 }
 
 }  // namespace jitcache::store_detail

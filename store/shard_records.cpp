@@ -17,25 +17,17 @@ int hex_digit(char c) {
 const std::size_t kShardRecordLength = 6 + 2 + 1 + 5 + 7 + kNumberWidth + 9 + kNumberWidth + 5 + kNumberWidth + 1;
 
 std::string format_shard_record(int slot, const ShardRecord& record) {
-  std::string text = "shard " + shard_name(slot) + (record.dirty ? " dirty" : " clean");
-  text += " bytes=" + padded(record.totals.bytes);
-  text += " entries=" + padded(record.totals.entries);
-  text += " gen=" + padded(record.generation) + "\n";
-  return text;
+  return "shard " + shard_name(slot) + " " + format_state_totals(record.dirty, record.totals) +
+         " gen=" + padded(record.generation) + "\n";
 }
 
 std::optional<ShardRecord> parse_shard_record(int slot, std::string_view text) {
-  if (text.size() != kShardRecordLength || !take(&text, "shard " + shard_name(slot))) return std::nullopt;
   ShardRecord record;
-  if (take(&text, " dirty")) {
-    record.dirty = true;
-  } else if (!take(&text, " clean")) {
+  if (text.size() != kShardRecordLength || !take(&text, "shard " + shard_name(slot) + " ") ||
+      !take_state_totals(&text, &record.dirty, &record.totals) || !take(&text, " gen=") ||
+      !take_number(&text, &record.generation) || text != "\n") {
     return std::nullopt;
   }
-  if (!take(&text, " bytes=") || !take_number(&text, &record.totals.bytes)) return std::nullopt;
-  if (!take(&text, " entries=") || !take_number(&text, &record.totals.entries)) return std::nullopt;
-  if (!take(&text, " gen=") || !take_number(&text, &record.generation)) return std::nullopt;
-  if (text != "\n") return std::nullopt;
   return record;
 }
 

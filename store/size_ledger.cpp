@@ -16,25 +16,15 @@ std::uint64_t fresh_generation() { return static_cast<std::uint64_t>(fileops::no
 }  // namespace
 
 std::string format_size_record(const SizeRecord& record) {
-  std::string text(kMagic);
-  text += record.dirty ? "dirty" : "clean";
-  text += " bytes=" + padded(record.totals.bytes);
-  text += " entries=" + padded(record.totals.entries);
-  text += "\n";
-  return text;
+  return std::string(kMagic) + format_state_totals(record.dirty, record.totals) + "\n";
 }
 
 std::optional<SizeRecord> parse_size_record(std::string_view text) {
-  if (text.size() != kRecordLength || !take(&text, kMagic)) return std::nullopt;
   SizeRecord record;
-  if (take(&text, "dirty")) {
-    record.dirty = true;
-  } else if (!take(&text, "clean")) {
+  if (text.size() != kRecordLength || !take(&text, kMagic) || !take_state_totals(&text, &record.dirty, &record.totals) ||
+      text != "\n") {
     return std::nullopt;
   }
-  if (!take(&text, " bytes=") || !take_number(&text, &record.totals.bytes)) return std::nullopt;
-  if (!take(&text, " entries=") || !take_number(&text, &record.totals.entries)) return std::nullopt;
-  if (text != "\n") return std::nullopt;
   return record;
 }
 

@@ -196,7 +196,7 @@ std::error_code read_entry_sidecar(const StoreLayout& layout, const EntryPaths& 
   return {};
 }
 
-StoreScan scan_store(const StoreLayout& layout) {
+StoreScan scan_store(const StoreLayout& layout, const StoreProgress& progress) {
   StoreScan scan;
   std::vector<fileops::DirEntry> outer;
   if (auto error = layout.dir().list("", &outer)) {
@@ -206,9 +206,12 @@ StoreScan scan_store(const StoreLayout& layout) {
   for (const std::filesystem::path& own : {layout.tmp_dir(), layout.locks_dir(), inputs_dir(), layout.quarantine_dir()}) {
     note_untrusted(layout, own, "store folder", "every save, build lock or recorded input that needs it fails", &scan);
   }
-  for (const auto& first : outer) {
-    if (!is_shard_name(first.name) || !is_directory(layout, first.name, first)) continue;
-    scan_shard(layout, shard_slot(first.name), &scan);
+  std::erase_if(outer, [&](const fileops::DirEntry& first) {
+    return !is_shard_name(first.name) || !is_directory(layout, first.name, first);
+  });
+  for (std::size_t i = 0; i < outer.size(); ++i) {
+    scan_shard(layout, shard_slot(outer[i].name), &scan);
+    if (progress) progress("scanning", i + 1, outer.size());
   }
   for (const InputRecordFile& record : scan_input_records(layout)) scan.input_record_bytes += record.info.size;
   return scan;

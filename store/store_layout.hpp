@@ -144,7 +144,7 @@ struct StoreScan {
   std::vector<std::filesystem::path> foreign_dirs;  // the same folders, relative to the root
   std::uint64_t input_record_bytes = 0;        // recorded inputs (input_records.hpp): counted in bytes
 };
-StoreScan scan_store(const StoreLayout& layout);
+StoreScan scan_store(const StoreLayout& layout, const StoreProgress& progress = nullptr);  // "scanning" shards
 // Adds one level-1 shard folder (<k0k1>, by slot: store/shard_records.hpp) to `scan`; a missing
 // folder is an empty shard.
 void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan);

@@ -55,16 +55,23 @@ void write_index(const store_detail::StoreLayout& layout, int slot, std::uint64_
   if (layout.dir().rename(temp, index_file(slot))) (void)layout.dir().remove_file(temp);
 }
 
-// Each listed entry as it is on disk now (its last use, its bytes); false when it is gone.
+// Each listed entry as it is on disk now (its last use, its bytes); false when it is gone. Entries
+// come in key order: each folder is opened (and trust-checked) once, from the one above it.
 class EntryStat {
  public:
   explicit EntryStat(const store_detail::StoreLayout& layout) : layout_(layout) {}
   bool measure(const Digest128& key, EntryFootprint* footprint) {
     const store_detail::EntryPaths paths = store_detail::entry_paths(key.hex());
-    if (paths.inner_dir != open_path_) {
-      open_path_ = paths.inner_dir;
+    if (paths.outer_dir != outer_path_) {
+      outer_path_ = paths.outer_dir;
+      outer_ = fileops::Dir();
+      (void)layout_.dir().open_dir(paths.outer_dir, &outer_);
+      inner_path_.clear();
+    }
+    if (paths.inner_dir != inner_path_) {
+      inner_path_ = paths.inner_dir;
       shard_ = fileops::Dir();
-      (void)layout_.dir().open_dir(paths.inner_dir, &shard_);
+      if (outer_.is_open()) (void)outer_.open_dir(paths.inner_dir.filename(), &shard_);
     }
     if (!shard_.is_open()) return false;
     if (store_detail::measure_entry_in(shard_, paths, footprint, store_detail::kEntryName)) return false;
@@ -77,24 +84,25 @@ class EntryStat {
 
  private:
   const store_detail::StoreLayout& layout_;
-  std::filesystem::path open_path_;
-  fileops::Dir shard_;
+  std::filesystem::path outer_path_, inner_path_;
+  fileops::Dir outer_, shard_;
 };
 
 }  // namespace
 
-std::vector<EntryInfo> DiskStore::list_summaries() {
+std::vector<EntryInfo> DiskStore::list_summaries(const StoreProgress& progress) {
   try {
-    return impl_->list_summaries();
+    return impl_->list_summaries(progress);
   } catch (...) {
     return {};
   }
 }
 
-std::vector<EntryInfo> DiskStore::Impl::list_summaries() {
+std::vector<EntryInfo> DiskStore::Impl::list_summaries(const StoreProgress& progress) {
   std::vector<EntryInfo> listed;
   std::vector<fileops::DirEntry> names;
   if (!layout.dir().is_open() || layout.dir().list("", &names)) return listed;
+  std::erase_if(names, [](const fileops::DirEntry& name) { return !store_detail::is_shard_name(name.name); });
   if (!limits.read_only) {
     // Slots no writer has recorded yet (a store from before them) are counted now, once: their
     // shards' indexes can then be written.
@@ -103,9 +111,9 @@ std::vector<EntryInfo> DiskStore::Impl::list_summaries() {
     if (!begin_ledger(store_detail::kLongLockWait, &ledger)) (void)ledger->shard_records(&ignored);
   }
   EntryStat stat(layout);
-  for (const fileops::DirEntry& name : names) {
-    if (!store_detail::is_shard_name(name.name)) continue;
-    const int slot = store_detail::shard_slot(name.name);
+  for (std::size_t shard = 0; shard < names.size(); ++shard) {
+    if (progress) progress("listing", shard, names.size());
+    const int slot = store_detail::shard_slot(names[shard].name);
     const std::optional<ShardRecord> record = store_detail::read_clean_shard_record(layout, slot);
     std::optional<std::vector<IndexedEntry>> entries;
     if (record) entries = read_index(layout, slot, record->generation);
@@ -124,6 +132,7 @@ std::vector<EntryInfo> DiskStore::Impl::list_summaries() {
       listed.push_back({entry.key, footprint.bytes, footprint.commit_file().mtime_ns, std::move(entry.summary)});
     }
   }
+  if (progress) progress("listing", names.size(), names.size());
   std::sort(listed.begin(), listed.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
   return listed;
 }

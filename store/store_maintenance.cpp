@@ -82,17 +82,18 @@ std::vector<EntryInfo> DiskStore::list() {
   }
 }
 
-EvictionReport DiskStore::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
+EvictionReport DiskStore::evict(std::uint64_t target_bytes, std::uint64_t older_than_s,
+                                const StoreProgress& progress) {
   try {
-    return impl_->evict(target_bytes, older_than_s);
+    return impl_->evict(target_bytes, older_than_s, progress);
   } catch (...) {
     return {};
   }
 }
 
-std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad) {
+std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad, const StoreProgress& progress) {
   try {
-    return impl_->verify(quarantine_bad);
+    return impl_->verify(quarantine_bad, progress);
   } catch (const std::exception& e) {
     return {{impl_->layout.root().string(), std::string("verify failed: ") + e.what()}};
   } catch (...) {
@@ -100,9 +101,9 @@ std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad) {
   }
 }
 
-EvictionReport DiskStore::clear() {
+EvictionReport DiskStore::clear(const StoreProgress& progress) {
   try {
-    return impl_->clear();
+    return impl_->clear(progress);
   } catch (...) {
     return {};
   }
@@ -193,22 +194,24 @@ std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
   return removed;
 }
 
-EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
+EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s,
+                                      const StoreProgress& progress) {
   if (limits.read_only) return {};
   fileops::FileLock evicting;
   if (fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return {};
-  return evict_holding_lock(target_bytes, older_than_s, nullptr, nullptr);
+  return evict_holding_lock(target_bytes, older_than_s, nullptr, nullptr, progress);
 }
 
 EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
                                                    std::uint64_t older_than_s,
                                                    std::vector<VerifyProblem>* problems,
-                                                   const store_detail::PassScope* scope) {
+                                                   const store_detail::PassScope* scope,
+                                                   const StoreProgress& progress) {
   EvictionReport report;
   const bool whole_store = scope == nullptr || scope->whole_store;
   StoreScan scan;
   if (scope == nullptr) {
-    scan = store_detail::scan_store(layout);
+    scan = store_detail::scan_store(layout, progress);
   } else {
     for (int slot : scope->slots) store_detail::scan_shard(layout, slot, &scan);
   }
@@ -252,6 +255,7 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
       }
     }
     (void)ledger->finish();
+    if (progress) progress("evicting", next, candidates.size());
   }
   // The records only evicted entries named; finding them needs every sidecar: only when the pass
   // looked at the whole store (a small store, or `jitcache evict`).
@@ -331,9 +335,9 @@ void DiskStore::Impl::sweep_garbage(const StoreScan& scan, std::vector<VerifyPro
   }
 }
 
-std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
+std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad, const StoreProgress& progress) {
   std::vector<VerifyProblem> problems;
-  const StoreScan scan = store_detail::scan_store(layout);
+  const StoreScan scan = store_detail::scan_store(layout, progress);
   for (const auto& error : scan.errors) {
     problems.push_back({error.path.string(), "cannot read: " + error.message});
   }
@@ -350,7 +354,9 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
                                                                              : "binary";
     bad.emplace_back(&entry, std::string(odd) + " is not a regular file (a folder, FIFO or link in its place)");
   }
-  for (const auto& entry : scan.committed) {
+  for (std::size_t i = 0; i < scan.committed.size(); ++i) {
+    const ScannedEntry& entry = scan.committed[i];
+    if (progress) progress("checking", i + 1, scan.committed.size());
     const EntryCheck check = store_detail::check_entry(layout, entry.paths);
     if (check.state == EntryCheck::State::io_error) {
       problems.push_back({shown_entry(layout, entry).string(), check.reason});
@@ -418,7 +424,7 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
   return problems;
 }
 
-EvictionReport DiskStore::Impl::clear() {
+EvictionReport DiskStore::Impl::clear(const StoreProgress& progress) {
   EvictionReport report;
   if (limits.read_only) return report;
   fileops::FileLock evicting;
@@ -426,7 +432,7 @@ EvictionReport DiskStore::Impl::clear() {
   std::optional<SizeLedger> ledger;
   if (begin_ledger(store_detail::kLongLockWait, &ledger)) return report;
 
-  const StoreScan scan = store_detail::scan_store(layout);
+  const StoreScan scan = store_detail::scan_store(layout, progress);
   // Renamed within their parent, which is ours: moving them elsewhere would need write access to
   // them (their `..`), which another user's folder does not give.
   const std::string foreign_suffix = ".foreign-" + std::to_string(std::time(nullptr));
@@ -435,8 +441,9 @@ EvictionReport DiskStore::Impl::clear() {
     aside += foreign_suffix;
     if (!layout.dir().rename(foreign, aside)) report.moved_aside.push_back(layout.shown(aside).string());
   }
-  for (const auto& entry : scan.committed) {
-    const EntryFootprint removed = remove_locked(*ledger, entry.paths);
+  for (std::size_t i = 0; i < scan.committed.size(); ++i) {
+    if (progress) progress("removing", i + 1, scan.committed.size());
+    const EntryFootprint removed = remove_locked(*ledger, scan.committed[i].paths);
     if (removed.committed) {
       report.removed_entries += 1;
       report.removed_bytes += removed.bytes;

@@ -153,6 +153,25 @@ TEST_F(ToolCli, RunThenExactStatsListShowVerifyEvictClear) {
   EXPECT_EQ(tool({"evict"}).exit_code, 2);  // neither limit given: usage error
 }
 
+// Long commands draw a progress line on a terminal (a pty from script(1)) and nothing extra when
+// their output is piped.
+TEST_F(ToolCli, LongCommandsShowProgressOnATerminalOnly) {
+  run_example();
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"verify"}, {"ls"}, {"evict", "--max-size", "1G"}}) {
+    const RunResult piped = tool(command);
+    EXPECT_EQ(piped.err.find('\r'), std::string::npos) << command[0] << ": " << piped.err;
+    std::string line = std::string(JITCACHE_TOOL) + " --dir " + cache.string();
+    for (const std::string& word : command) line += " " + word;
+    RunOptions options;
+    options.unset = {"LD_PRELOAD", "JITCACHE_DIR"};
+    const RunResult on_tty = run({"/usr/bin/script", "-qec", line, "/dev/null"}, options);
+    EXPECT_EQ(on_tty.exit_code, 0) << on_tty.out << on_tty.err;
+    EXPECT_NE(on_tty.out.find(command[0] == "ls" ? "\r\033[K  listing" : "\r\033[K  scanning"), std::string::npos)
+        << command[0] << ": " << on_tty.out;
+  }
+}
+
 TEST_F(ToolCli, ExplainNamesOptionsHeaderAndEnvironmentChanges) {
   run_example({"--options", "-DOFFSET=5"});
 

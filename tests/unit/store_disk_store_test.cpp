@@ -332,33 +332,33 @@ TEST_F(DiskStoreTest, Format1FlippedByteIsCorruptQuarantinedAndThenAMiss) {
   EXPECT_TRUE(same_size(store->size(), {0, 0}));
 }
 
-TEST_F(DiskStoreTest, TruncatedEntryFileIsCorruptAndQuarantined) {
-  auto store = open_store();
-  const Digest128 key = key_of(6);
-  ASSERT_EQ(store->save(key, binary_of(6, 500), sidecar_of(6)).status, SaveStatus::stored);
-  const std::string text = read_text(entry_file(key, ".entry"));
-  write_text(entry_file(key, ".entry"), text.substr(0, text.size() / 2));
-  const LoadResult loaded = store->load(key);
-  EXPECT_EQ(loaded.status, LoadStatus::corrupt);
-  EXPECT_NE(loaded.reason.find("its header says"), std::string::npos) << loaded.reason;
-  EXPECT_FALSE(fs::exists(entry_file(key, ".entry")));
-  EXPECT_EQ(files_in(root_ / "quarantine").size(), 2u);
-  EXPECT_EQ(store->load(key).status, LoadStatus::miss);
-}
-
-TEST_F(DiskStoreTest, Format1TruncatedSidecarIsCorruptAndQuarantined) {
-  auto store = open_store();
-  const Digest128 key = key_of(6);
-  save_format1(key, binary_of(6, 500), sidecar_of(6));
-  const std::string text = read_text(entry_file(key, ".json"));
-  write_text(entry_file(key, ".json"), text.substr(0, text.size() / 2));
-
-  const LoadResult loaded = store->load(key);
-  EXPECT_EQ(loaded.status, LoadStatus::corrupt);
-  EXPECT_NE(loaded.reason.find("not valid JSON"), std::string::npos) << loaded.reason;
-  EXPECT_FALSE(fs::exists(entry_file(key, ".json")));
-  EXPECT_EQ(files_in(root_ / "quarantine").size(), 3u);
-  EXPECT_EQ(store->load(key).status, LoadStatus::miss);
+// An entry file cut in half, and a format 1 sidecar cut in half: corrupt, quarantined (with the
+// reason), then a miss.
+TEST_F(DiskStoreTest, TruncatedCommitFileIsCorruptAndQuarantined) {
+  struct Case {
+    const char* cut;
+    const char* reason;
+    std::size_t quarantined;  // files, the reason note included
+  };
+  std::uint64_t n = 0;
+  for (const Case& c : {Case{".entry", "its header says", 2}, Case{".json", "not valid JSON", 3}}) {
+    auto store = open_store();
+    const Digest128 key = key_of(++n);
+    if (c.cut == std::string(".entry")) {
+      ASSERT_EQ(store->save(key, binary_of(n, 500), sidecar_of(n)).status, SaveStatus::stored);
+    } else {
+      save_format1(key, binary_of(n, 500), sidecar_of(n));
+    }
+    const std::string text = read_text(entry_file(key, c.cut));
+    write_text(entry_file(key, c.cut), text.substr(0, text.size() / 2));
+    const LoadResult loaded = store->load(key);
+    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.cut;
+    EXPECT_NE(loaded.reason.find(c.reason), std::string::npos) << loaded.reason;
+    EXPECT_FALSE(fs::exists(entry_file(key, c.cut)));
+    EXPECT_EQ(files_in(root_ / "quarantine").size(), c.quarantined) << c.cut;
+    EXPECT_EQ(store->load(key).status, LoadStatus::miss);
+    fs::remove_all(root_ / "quarantine");
+  }
 }
 
 // Damage to a format 2 entry file, each caught by its own check.

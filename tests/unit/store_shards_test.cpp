@@ -238,6 +238,34 @@ TEST_F(StoreShards, ThePeriodicPassCoversTheShardsInTurns) {
   EXPECT_EQ(store->load(key_in(0x01, 0)).status, LoadStatus::hit);
 }
 
+// The whole-store operations say how far they are, phase by phase, to the end of each phase.
+TEST_F(StoreShards, LongOperationsReportProgressToTheEndOfEachPhase) {
+  auto store = open_store();
+  for (int shard : {0x11, 0x22, 0x33}) save(*store, key_in(shard, 0));
+  std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> last;  // phase -> (done, total)
+  const StoreProgress progress = [&](const char* what, std::uint64_t done, std::uint64_t total) {
+    EXPECT_LE(done, total) << what;
+    last[what] = {done, total};
+  };
+  auto reached_end = [&](const char* phase, std::uint64_t total) {
+    const auto it = last.find(phase);
+    return it != last.end() && it->second == std::make_pair(total, total);
+  };
+  ASSERT_EQ(store->list_summaries(progress).size(), 3u);
+  EXPECT_TRUE(reached_end("listing", 3));
+  EXPECT_TRUE(store->verify(false, progress).empty());
+  EXPECT_TRUE(reached_end("scanning", 3));
+  EXPECT_TRUE(reached_end("checking", 3));
+  last.clear();
+  EXPECT_EQ(store->evict(0, 0, progress).removed_entries, 3u);
+  EXPECT_TRUE(reached_end("scanning", 3));
+  EXPECT_TRUE(reached_end("evicting", 3));
+  for (int shard : {0x11, 0x22}) save(*store, key_in(shard, 1));
+  last.clear();
+  EXPECT_EQ(store->clear(progress).removed_entries, 2u);
+  EXPECT_TRUE(reached_end("removing", 2));
+}
+
 // ---------------------------------------------------------------------------------------------
 // The listing index
 

@@ -182,55 +182,40 @@ TEST_F(StoreTrust, ConfigFileIsReadOnlyFromAnAcceptedRoot) {
 
 // --- issue 15.3: an entry is bound to its key ----------------------------------------------
 
-TEST_F(StoreTrust, EntryFileCopiedOrLinkedUnderAnotherKeyIsNotServed) {
-  auto store = open_store();
-  const Digest128 victim = key_of(1), other = key_of(2), linked = key_of(3);
-  ASSERT_EQ(store->save(victim, "victim binary", nullptr).status, SaveStatus::stored);
-  ASSERT_EQ(store->save(other, "other binary", nullptr).status, SaveStatus::stored);
-  fs::copy_file(entry_file(other, ".entry"), entry_file(victim, ".entry"), fs::copy_options::overwrite_existing);
-  fs::create_directories(entry_file(linked, ".entry").parent_path());
-  fs::create_hard_link(entry_file(other, ".entry"), entry_file(linked, ".entry"));
-
-  const std::string problems = problems_of(*store, /*quarantine=*/false);
-  EXPECT_NE(problems.find(entry_file(victim, ".entry").string() + ": entry file belongs to key " + other.hex()),
-            std::string::npos)
-      << problems;
-  EXPECT_NE(problems.find(entry_file(linked, ".entry").string() + ": entry file belongs to key"), std::string::npos)
-      << problems;
-  for (const Digest128& key : {victim, linked}) {
-    const LoadResult loaded = store->load(key);
-    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << loaded.reason;
-    EXPECT_NE(loaded.reason.find("another key"), std::string::npos) << loaded.reason;
+// Both formats: the entry file's header names the key, format 1's sidecar its `key` field.
+TEST_F(StoreTrust, EntryCopiedOrLinkedUnderAnotherKeyIsNotServed) {
+  struct Format {
+    const char* commit;                    // the file verify names
+    std::vector<const char*> files;        // what is copied and linked
+    const char* reported;
+  };
+  std::uint64_t n = 0;
+  for (const Format& format : {Format{".entry", {".entry"}, "entry file belongs to key"},
+                               Format{".json", {".bin", ".json"}, "sidecar belongs to key"}}) {
+    auto store = open_store();
+    const Digest128 victim = key_of(++n), other = key_of(++n), linked = key_of(++n);
+    store_entry(*store, victim, "victim binary", format.commit);
+    store_entry(*store, other, "other binary", format.commit);
+    // The other key's files copied over the victim's names; hard-linked under a third key.
+    fs::create_directories(entry_file(linked, format.commit).parent_path());
+    for (const char* extension : format.files) {
+      fs::copy_file(entry_file(other, extension), entry_file(victim, extension), fs::copy_options::overwrite_existing);
+      fs::create_hard_link(entry_file(other, extension), entry_file(linked, extension));
+    }
+    const std::string problems = problems_of(*store, /*quarantine=*/false);
+    EXPECT_NE(problems.find(entry_file(victim, format.commit).string() + ": " + format.reported + " " + other.hex()),
+              std::string::npos)
+        << problems;
+    EXPECT_NE(problems.find(entry_file(linked, format.commit).string() + ": " + format.reported), std::string::npos)
+        << problems;
+    for (const Digest128& key : {victim, linked}) {
+      const LoadResult loaded = store->load(key);
+      EXPECT_EQ(loaded.status, LoadStatus::corrupt) << loaded.reason;
+      EXPECT_NE(loaded.reason.find("another key"), std::string::npos) << loaded.reason;
+    }
+    EXPECT_EQ(store->load(other).binary, "other binary");
+    EXPECT_EQ(store->size().entries, store->rescan_size().entries);
   }
-  EXPECT_EQ(store->load(other).binary, "other binary");
-  EXPECT_EQ(store->size().entries, store->rescan_size().entries);
-}
-
-TEST_F(StoreTrust, Format1EntryCopiedOrLinkedUnderAnotherKeyIsNotServed) {
-  auto store = open_store();
-  const Digest128 victim = key_of(1), other = key_of(2), linked = key_of(3);
-  store_entry(*store, victim, "victim binary", ".json");
-  store_entry(*store, other, "other binary", ".json");
-  // The other key's pair copied over the victim's names; a hard-linked pair under a third key.
-  fs::copy_file(entry_file(other, ".bin"), entry_file(victim, ".bin"), fs::copy_options::overwrite_existing);
-  fs::copy_file(entry_file(other, ".json"), entry_file(victim, ".json"), fs::copy_options::overwrite_existing);
-  fs::create_directories(entry_file(linked, ".bin").parent_path());
-  fs::create_hard_link(entry_file(other, ".bin"), entry_file(linked, ".bin"));
-  fs::create_hard_link(entry_file(other, ".json"), entry_file(linked, ".json"));
-
-  const std::string problems = problems_of(*store, /*quarantine=*/false);
-  EXPECT_NE(problems.find(entry_file(victim, ".json").string() + ": sidecar belongs to key " + other.hex()),
-            std::string::npos)
-      << problems;
-  EXPECT_NE(problems.find(entry_file(linked, ".json").string() + ": sidecar belongs to key"), std::string::npos)
-      << problems;
-  for (const Digest128& key : {victim, linked}) {
-    const LoadResult loaded = store->load(key);
-    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << loaded.reason;
-    EXPECT_NE(loaded.reason.find("another key"), std::string::npos) << loaded.reason;
-  }
-  EXPECT_EQ(store->load(other).binary, "other binary");
-  EXPECT_EQ(store->size().entries, store->rescan_size().entries);
 }
 
 // --- issue 15.4: a folder where a file should be ---------------------------------------------
