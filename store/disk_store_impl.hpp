@@ -107,6 +107,7 @@ struct DiskStore::Impl {
   // Removes stale temp files, old orphan binaries and expired quarantine files.
   void sweep_garbage(const store_detail::StoreScan& scan, std::vector<VerifyProblem>* problems);
   std::uint64_t eviction_target() const;
+  double low_water_fraction() const;  // limits.low_water, or 0.8 when it is not in [0, 1]
 };
 
 }  // namespace jitcache

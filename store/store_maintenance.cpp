@@ -141,10 +141,13 @@ std::vector<EntryInfo> DiskStore::Impl::list() {
   return entries;
 }
 
+double DiskStore::Impl::low_water_fraction() const {
+  const double fraction = limits.low_water;
+  return fraction >= 0.0 && fraction <= 1.0 ? fraction : 0.8;  // also catches NaN
+}
+
 std::uint64_t DiskStore::Impl::eviction_target() const {
-  double fraction = limits.low_water;
-  if (!(fraction >= 0.0 && fraction <= 1.0)) fraction = 0.8;  // also catches NaN
-  return static_cast<std::uint64_t>(std::floor(static_cast<double>(limits.max_size) * fraction));
+  return static_cast<std::uint64_t>(std::floor(static_cast<double>(limits.max_size) * low_water_fraction()));
 }
 
 bool DiskStore::Impl::maintenance_due() const {
@@ -233,6 +236,16 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
   const std::int64_t cutoff_ns =
       older_than_s > 0 ? fileops::now_ns() - age_limit_ns : std::numeric_limits<std::int64_t>::min();
 
+  // A pass over a few shards of a big store cleans them down to the low-water mark of their own
+  // bytes, as ccache cleans one folder at a time: never every entry it looked at (the recently
+  // used ones among them), whatever the store's total still is; the next pass takes other shards.
+  std::uint64_t size_budget = std::numeric_limits<std::uint64_t>::max();
+  if (!whole_store) {
+    std::uint64_t scanned = 0;
+    for (const ScannedEntry& candidate : candidates) scanned += candidate.footprint.bytes;
+    size_budget = scanned - static_cast<std::uint64_t>(static_cast<double>(scanned) * low_water_fraction());
+  }
+
   std::size_t next = 0;
   bool done = false;
   while (!done && next < candidates.size()) {
@@ -241,7 +254,7 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
     for (std::size_t in_batch = 0; in_batch < kEvictionBatch && next < candidates.size(); ++in_batch) {
       const ScannedEntry& candidate = candidates[next];
       const bool too_old = candidate.footprint.commit_file().mtime_ns < cutoff_ns;
-      if (!too_old && ledger->totals().bytes <= target_bytes) {
+      if (!too_old && (ledger->totals().bytes <= target_bytes || report.removed_bytes >= size_budget)) {
         done = true;  // sorted by age: nothing after this one is too old either
         break;
       }

@@ -206,6 +206,29 @@ TEST_F(StoreShards, AnAutomaticPassScansOnlyTheFullestShards) {
   EXPECT_FALSE(fs::exists(entry_file(key_in(0, 100)))) << "evict takes the oldest anywhere";
 }
 
+// A pass that cannot reach the low-water mark within its shards cleans them down to the low-water
+// mark of their own bytes, least recently used first: it never empties them (the entries used just
+// now among them stay).
+TEST_F(StoreShards, ABoundedPassCleansItsShardsToTheirOwnLowWaterNotToEmpty) {
+  const std::int64_t now = fileops::now_ns();
+  StoreLimits unlimited;
+  unlimited.max_size = 0;
+  auto setup = open_store(unlimited);
+  for (std::uint64_t n = 0; n < 20; ++n) save(*setup, key_in(0x90, n), now - static_cast<std::int64_t>(20 - n) * kSecond);
+  for (int shard = 0; shard < 6; ++shard) save(*setup, key_in(shard, 50), now - 3600 * kSecond);
+  StoreLimits limits;
+  limits.max_size = setup->size().bytes;  // the next save goes over
+  limits.low_water = 0.5;                 // the store's half: more than shard 90 holds
+  limits.pass_entries = 8;
+  auto store = open_store(limits);
+  save(*store, key_in(0x91, 0));
+  const std::uint64_t left = count_shard(0x90).entries;
+  EXPECT_GE(left, 9u) << "about half of the shard's bytes stay";
+  EXPECT_LT(left, 20u);
+  for (std::uint64_t n = 12; n < 20; ++n) EXPECT_TRUE(fs::exists(entry_file(key_in(0x90, n)))) << "recent " << n;
+  EXPECT_FALSE(fs::exists(entry_file(key_in(0x90, 0)))) << "the oldest of the shard goes first";
+}
+
 // The periodic pass (age limit) takes turns over the shards: each pass covers shards from where
 // the last one stopped, within its budget, until a cycle is complete.
 TEST_F(StoreShards, ThePeriodicPassCoversTheShardsInTurns) {
