@@ -37,7 +37,7 @@ wait_for_helpers() {
   for lock in "$1"/locks/*.lock; do [ -e "$lock" ] && flock "$lock" true 2>/dev/null; done
   return 0
 }
-entries_in() { find "$1" -name '*.bin' 2>/dev/null | wc -l; }
+entries_in() { find "$1" -name '*.entry' 2>/dev/null | wc -l; }
 
 command_of() {
   case $1 in

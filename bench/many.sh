@@ -17,7 +17,7 @@ echo "case,rep,wall_ms,compiles,stored_entries" > "$csv"
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 counter() { sed -n "s/.*\"$2\": *\([0-9]*\).*/\1/p" "$1/stats.json" 2>/dev/null | head -1; }
-entries() { find "$1" -name '*.bin' -path '*/??/??/*' | wc -l; }
+entries() { find "$1" -name '*.entry' -path '*/??/??/*' | wc -l; }
 
 # One group of $1 processes under the shim on a fresh cache.
 group() {

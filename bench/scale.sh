@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Part 5: a store with many synthetic entries, through the DiskStore API: store throughput, lookup
-# p50/p99, size()/list(), the `jitcache stats` / `jitcache ls` commands when the tool is built,
-# and one eviction pass down to half the store.
+# p50/p99, size()/list()/list_summaries() (the index), the `jitcache stats` / `jitcache ls`
+# (whole, and `| head`) commands when the tool is built, the automatic pass one save over the limit
+# runs, and one `evict` pass down to half the store.
 #   BENCH_ENTRIES=100000  BENCH_ENTRY_BYTES=4096
 # Writes docs/benchmarks/scale.csv and scale.md.
 source "$(dirname "$0")/common.sh"
@@ -21,14 +22,18 @@ if [ -x "$tool" ]; then
     JITCACHE_DIR=$dir "$tool" "$command" >/dev/null
     echo "cli_$command,$(( ($(date +%s%N) - start) / 1000000 )),ms" >> "$csv"
   done
+  start=$(date +%s%N)
+  (set +o pipefail; JITCACHE_DIR=$dir "$tool" ls | head -5 >/dev/null)  # ls ends on SIGPIPE
+  echo "cli_ls_head,$(( ($(date +%s%N) - start) / 1000000 )),ms" >> "$csv"
 fi
 sync  # the fill's writes are flushed before either removal is timed
+"$build/bench/store_scale" autopass "$dir" >> "$csv"
 "$build/bench/store_scale" evict "$dir" >> "$csv"
 # The disk's own floor for the same work: rm deletes the remaining half (as many files as the
 # eviction removed), so the pass can be judged against what this disk allows.
 sync
 start=$(date +%s%N)
-find "$dir" -path '*/??/??/*' \( -name '*.bin' -o -name '*.json' \) -print0 | xargs -0 rm -f
+find "$dir" -path '*/??/??/*' -name '*.entry' -print0 | xargs -0 rm -f
 echo "rm_floor,$(awk -v ns="$(( $(date +%s%N) - start ))" 'BEGIN { printf "%.3f", ns / 1e9 }'),s" >> "$csv"
 rm -rf "$dir"
 
@@ -40,15 +45,19 @@ value() { awk -F, -v m="$1" '$1 == m { print $2 }' "$csv"; }
   echo "| lookup p50 | $(value lookup_p50) µs | |"
   echo "| lookup p99 | $(value lookup_p99) µs | ≤ 100 µs |"
   echo "| DiskStore::size() | $(value size_call) µs | |"
-  echo "| DiskStore::list() (what \`jitcache ls\` walks) | $(value list_call) ms | |"
+  echo "| DiskStore::list() (every sidecar read) | $(value list_call) ms | |"
+  echo "| DiskStore::list_summaries(), writing the index | $(value list_index_build) ms | |"
+  echo "| DiskStore::list_summaries(), index current | $(value list_index) ms | |"
   if [ -x "$tool" ]; then
     echo "| \`jitcache stats\` | $(value cli_stats) ms | |"
-    echo "| \`jitcache ls\` | $(value cli_ls) ms | |"
+    echo "| \`jitcache ls\` | $(value cli_ls) ms | ≤ 1 s |"
+    echo "| \`jitcache ls \| head\` | $(value cli_ls_head) ms | ≤ 100 ms |"
   else
     echo "| \`jitcache stats\` / \`ls\` | not measured: the tool was not built yet | |"
   fi
-  echo "| eviction pass (to half: $(value evicted_entries | cut -d. -f1) entries removed) | $(value eviction_pass) s | ≤ 2 s |"
+  echo "| automatic pass of one save over the limit ($(value auto_pass_evicted | cut -d. -f1) entries removed) | $(value auto_pass) ms | ≤ 50 ms |"
+  echo "| \`evict\` pass (to half: $(value evicted_entries | cut -d. -f1) entries removed) | $(value eviction_pass) s | |"
   echo "| the disk's floor: \`rm\` of the other half's files | $(value rm_floor) s | |"
-  echo "| eviction pass / rm floor | $(awk -v a="$(value eviction_pass)" -v b="$(value rm_floor)" 'BEGIN { printf "%.2f", a / b }') × | |"
+  echo "| eviction pass / rm floor | $(awk -v a="$(value eviction_pass)" -v b="$(value rm_floor)" 'BEGIN { printf "%.2f", a / b }') × | ≤ 1.2 × |"
 } > "$results/scale.md"
 cat "$results/scale.md"

@@ -2,6 +2,8 @@
 //
 //   store_scale fill DIR COUNT [BINARY_BYTES]   saves COUNT synthetic entries, then times
 //                                               random lookups, size() and list()
+//   store_scale autopass DIR                    one save that crosses max_size: the bounded
+//                                               automatic pass it runs (store/pass_scope.hpp)
 //   store_scale evict DIR                       one eviction pass down to half the store
 //
 // Prints CSV rows "metric,value,unit" on stdout, for bench/scale.sh.
@@ -87,12 +89,36 @@ int fill(const char* dir, std::uint64_t count, std::size_t binary_bytes) {
   auto listing = Clock::now();
   std::size_t listed = store->list().size();
   row("list_call", seconds_since(listing) * 1e3, "ms");
+  // Through the per-shard index: the first call writes it, the second reads it.
+  for (const char* metric : {"list_index_build", "list_index"}) {
+    auto indexed = Clock::now();
+    if (store->list_summaries().size() != count) {
+      std::fprintf(stderr, "store_scale: the index listing is not complete\n");
+      return 1;
+    }
+    row(metric, seconds_since(indexed) * 1e3, "ms");
+  }
   if (listed != count || size.entries != count) {
     std::fprintf(stderr, "store_scale: size says %llu entries, list %zu, expected %llu\n",
                  static_cast<unsigned long long>(size.entries), listed, static_cast<unsigned long long>(count));
     return 1;
   }
   return 0;
+}
+
+int autopass(const char* dir) {
+  jitcache::SizeInfo before = open_store(dir)->size();
+  jitcache::StoreLimits limits;
+  limits.max_size = before.bytes;  // the next save crosses it
+  std::string error;
+  auto store = jitcache::DiskStore::open(dir, limits, &error);
+  if (!store) return 1;
+  std::string binary(4096, 'x');
+  auto start = Clock::now();
+  jitcache::SaveResult saved = store->save(key_of(~0ull), binary, {{"schema", 1}, {"api", "opencl"}});
+  row("auto_pass", seconds_since(start) * 1e3, "ms");
+  row("auto_pass_evicted", static_cast<double>(saved.evicted_entries), "count");
+  return saved.status == jitcache::SaveStatus::stored ? 0 : 1;
 }
 
 int evict(const char* dir) {
@@ -114,6 +140,7 @@ int main(int argc, char** argv) {
     return fill(argv[2], std::strtoull(argv[3], nullptr, 10), std::max<std::size_t>(bytes, 32));
   }
   if (phase == "evict") return evict(argv[2]);
-  std::fprintf(stderr, "usage: store_scale fill DIR COUNT [BINARY_BYTES] | store_scale evict DIR\n");
+  if (phase == "autopass") return autopass(argv[2]);
+  std::fprintf(stderr, "usage: store_scale fill DIR COUNT [BINARY_BYTES] | autopass DIR | evict DIR\n");
   return 2;
 }

@@ -3,6 +3,7 @@
 #include "store/disk_store.hpp"
 
 #include "store/disk_store_impl.hpp"
+#include "store/entry_file.hpp"
 #include "store/file_ops.hpp"
 #include "store/root_check.hpp"
 
@@ -56,14 +57,20 @@ bool open_root(const std::filesystem::path& root, bool read_only, bool create, f
   return true;
 }
 
-// Marks the root for backup tools, as ccache does. Best effort.
-void write_cachedir_tag(const fileops::Dir& root) {
+// Marks the root for backup tools, as ccache does, and names the store format entries are
+// written in (docs/store-format.md). Best effort: both exist already after the first save.
+void write_root_marks(const store_detail::StoreLayout& layout) {
   fileops::File file;
-  if (fileops::File::create_exclusive(root, "CACHEDIR.TAG", &file)) return;  // exists already, or cannot: fine
-  (void)file.write_all(
-      "Signature: 8a477f597d28d172789f06886806bc55\n"
-      "# This file is a cache directory tag created by jitcache.\n"
-      "# For information about cache directory tags see https://bford.info/cachedir/\n");
+  if (!fileops::File::create_exclusive(layout.dir(), "CACHEDIR.TAG", &file)) {
+    (void)file.write_all(
+        "Signature: 8a477f597d28d172789f06886806bc55\n"
+        "# This file is a cache directory tag created by jitcache.\n"
+        "# For information about cache directory tags see https://bford.info/cachedir/\n");
+  }
+  fileops::File format;
+  if (!fileops::File::create_exclusive(layout.dir(), layout.format_mark(), &format)) {
+    (void)format.write_all(store_detail::kFormatMarkText);
+  }
 }
 
 LoadResult load_failure(LoadStatus status, std::string reason) {
@@ -170,6 +177,16 @@ SaveResult DiskStore::save(const Digest128& key, std::string_view binary, nlohma
   }
 }
 
+bool DiskStore::contains(const Digest128& key) {
+  try {
+    store_detail::EntryFootprint footprint;
+    return impl_->layout.dir().is_open() &&
+           !store_detail::measure_entry(impl_->layout, impl_->layout.entry(key), &footprint) && footprint.committed;
+  } catch (...) {
+    return false;
+  }
+}
+
 bool DiskStore::remove(const Digest128& key) {
   try {
     return impl_->remove(key);
@@ -220,7 +237,7 @@ LoadResult DiskStore::Impl::load(const Digest128& key, bool whole_sidecar) {
       break;
   }
   // The LRU clock: a hit makes the sidecar young. Read-only stores leave the disk untouched.
-  if (!limits.read_only) (void)check.sidecar_file.touch_now();
+  if (!limits.read_only) (void)check.commit_file.touch_now();
   LoadResult result;
   result.status = LoadStatus::hit;
   result.binary = std::move(check.binary);
@@ -242,69 +259,64 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   store_detail::add_integrity_fields(&sidecar, key.hex(), binary);
   const std::string sidecar_bytes = store_detail::sidecar_text(sidecar);
 
-  if (!tag_written.exchange(true)) write_cachedir_tag(layout.dir());  // once per process, at the first save
+  if (!tag_written.exchange(true)) write_root_marks(layout);  // once per process, at the first save
   // The slow part, writing the bytes, happens before taking the lock.
-  std::filesystem::path temp_binary, temp_sidecar;
-  if (auto error = write_temp_file(layout, binary, ".bin.tmp", &temp_binary)) {
-    return save_result(SaveStatus::error, "cannot write temp binary: " + error.message());
+  std::filesystem::path temp_entry;
+  if (auto error = write_temp_file(layout, store_detail::encode_entry(key, sidecar_bytes, binary), ".entry.tmp",
+                                   &temp_entry)) {
+    return save_result(SaveStatus::error, "cannot write temp entry file: " + error.message());
   }
-  if (auto error = write_temp_file(layout, sidecar_bytes, ".json.tmp", &temp_sidecar)) {
-    (void)layout.dir().remove_file(temp_binary);
-    return save_result(SaveStatus::error, "cannot write temp sidecar: " + error.message());
-  }
-  auto discard_temps = [&] {
-    (void)layout.dir().remove_file(temp_binary);
-    (void)layout.dir().remove_file(temp_sidecar);
-  };
+  auto discard_temp = [&] { (void)layout.dir().remove_file(temp_entry); };
 
   std::optional<SizeLedger> ledger;
   if (auto error = begin_ledger(store_detail::kLongLockWait, &ledger)) {
-    discard_temps();
+    discard_temp();
     return save_result(SaveStatus::error, "cannot take the size lock: " + error.message());
   }
   const EntryPaths paths = layout.entry(key);
+  const int slot = store_detail::shard_slot(key);
   // Folders are made under the lock so that clear() can remove empty ones without racing us.
   // One level at a time below the root: a shard folder that is a symlink, another user's or
   // writable by others is refused.
   std::error_code folder_error = layout.dir().make_dir(paths.outer_dir);
   if (!folder_error) folder_error = layout.dir().make_dir(paths.inner_dir);
   if (auto error = folder_error) {
-    discard_temps();
+    discard_temp();
     return save_result(SaveStatus::error, "cannot create entry folder " + layout.shown(paths.inner_dir).string() +
                                               ": " + error.message());
   }
   EntryFootprint before;
   if (auto error = store_detail::measure_entry(layout, paths, &before)) {
-    discard_temps();
+    discard_temp();
     return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
   }
-  // A folder, FIFO or symlink at an entry name would fail the renames below on every save of
+  // A folder, FIFO or symlink at an entry name would fail the rename below on every save of
   // this key: move it to quarantine/ first.
-  if (!store_detail::is_file_or_missing(before.sidecar) || !store_detail::is_file_or_missing(before.binary)) {
-    if (!ledger->mark_dirty()) {
+  if (!before.all_files_or_missing()) {
+    if (!ledger->mark_dirty(slot)) {
       move_to_quarantine(key, "not a regular file at the entry's name", before);
-      ledger->invalidate();
+      ledger->invalidate(slot);
     }
     if (auto error = store_detail::measure_entry(layout, paths, &before)) {
-      discard_temps();
+      discard_temp();
       return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
     }
   }
-  if (auto error = ledger->mark_dirty()) {
-    discard_temps();
+  if (auto error = ledger->mark_dirty(slot)) {
+    discard_temp();
     return save_result(SaveStatus::error, "cannot update the size record: " + error.message());
   }
 
-  // Binary first, sidecar last: the sidecar's arrival is the commit. A replaced entry is
-  // uncommitted first, so that no crash can pair the old sidecar with the new binary.
+  // One rename commits the entry, replacing an older one whole. A format 1 pair of the key goes
+  // after it (sidecar first, so it is never half there); a crash between leaves it unused: the
+  // entry file is read first.
   std::string failure;
-  if (before.committed) (void)layout.dir().remove_file(paths.sidecar);
-  if (auto error = layout.dir().rename(temp_binary, paths.binary)) {
-    failure = "cannot move binary into place: " + error.message();
-    discard_temps();
-  } else if (auto error = layout.dir().rename(temp_sidecar, paths.sidecar)) {
-    failure = "cannot move sidecar into place: " + error.message();
-    discard_temps();
+  if (auto error = layout.dir().rename(temp_entry, paths.entry)) {
+    failure = "cannot move entry file into place: " + error.message();
+    discard_temp();
+  } else {
+    if (before.sidecar.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.sidecar);
+    if (before.binary.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.binary);
   }
   EntryFootprint after;
   if (store_detail::measure_entry(layout, paths, &after)) {
@@ -312,7 +324,7 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
     return save_result(failure.empty() ? SaveStatus::stored : SaveStatus::error,
                        failure.empty() ? "" : failure);
   }
-  ledger->apply(before, after);
+  ledger->apply(slot, before, after);
   (void)ledger->finish();
   const SizeInfo totals = ledger->totals();
   ledger.reset();  // release the lock before any eviction
@@ -329,15 +341,19 @@ EntryFootprint DiskStore::Impl::remove_locked(SizeLedger& ledger, const EntryPat
   if (store_detail::measure_entry(layout, paths, &before)) return {};
   if (!before.committed && before.binary.kind != fileops::FileKind::regular) return {};
   // Hit (touched) or replaced since the caller looked: not the entry it meant to remove.
-  if (expected && (!before.committed || before.sidecar.identity != expected->sidecar.identity ||
-                   before.sidecar.mtime_ns != expected->sidecar.mtime_ns)) {
+  if (expected && (!before.committed || before.commit_file().identity != expected->commit_file().identity ||
+                   before.commit_file().mtime_ns != expected->commit_file().mtime_ns)) {
     return {};
   }
-  if (ledger.mark_dirty()) return {};
-  (void)layout.dir().remove_file(paths.sidecar);  // uncommit first: readers now see a miss
-  (void)layout.dir().remove_file(paths.binary);
+  const int slot = store_detail::shard_slot(paths.key_hex);
+  if (ledger.mark_dirty(slot)) return {};
+  // Format 1's commit marker first (a pair is never half served), then the entry file: readers
+  // now see a miss.
+  if (before.sidecar.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.sidecar);
+  if (before.entry.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.entry);
+  if (before.binary.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.binary);
   if (store_detail::measure_entry(layout, paths, &after)) return {};  // record stays dirty: rescan later
-  ledger.apply(before, after);
+  ledger.apply(slot, before, after);
   EntryFootprint removed;
   removed.committed = before.committed && !after.committed;
   removed.bytes = before.bytes - after.bytes;
@@ -365,7 +381,7 @@ void DiskStore::Impl::move_to_quarantine(const Digest128& key, const std::string
   const EntryPaths paths = layout.entry(key);
   const std::int64_t when = fileops::now_ns();
   const bool can_keep = !layout.dir().make_dir(layout.quarantine_dir());
-  // Sidecar first (uncommit). If it cannot be kept for inspection it is still taken out of use.
+  // Commit markers first (uncommit). If one cannot be kept for inspection it is still taken out of use.
   // Whatever is there moves, a folder or a FIFO too: left in place it would block the key.
   auto move_out = [&](const std::filesystem::path& from, const char* extension) {
     if (!can_keep || layout.dir().rename(from, layout.quarantine_file(key, when, extension))) {
@@ -373,6 +389,7 @@ void DiskStore::Impl::move_to_quarantine(const Digest128& key, const std::string
     }
   };
   if (present.sidecar.kind != fileops::FileKind::missing) move_out(paths.sidecar, "json");
+  if (present.entry.kind != fileops::FileKind::missing) move_out(paths.entry, "entry");
   if (present.binary.kind != fileops::FileKind::missing) move_out(paths.binary, "bin");
   if (can_keep) {
     fileops::File note;
@@ -387,14 +404,15 @@ void DiskStore::Impl::quarantine_locked(SizeLedger& ledger, const Digest128& key
   const EntryPaths paths = layout.entry(key);
   EntryFootprint before, after;
   if (store_detail::measure_entry(layout, paths, &before)) return;
-  if (before.sidecar.kind == fileops::FileKind::missing && before.binary.kind == fileops::FileKind::missing) return;
-  if (ledger.mark_dirty()) return;
+  if (!before.has_any()) return;
+  const int slot = store_detail::shard_slot(key);
+  if (ledger.mark_dirty(slot)) return;
   move_to_quarantine(key, reason, before);
   if (damaged || store_detail::measure_entry(layout, paths, &after)) {
-    ledger.invalidate();
+    ledger.invalidate(slot);
     return;
   }
-  ledger.apply(before, after);
+  ledger.apply(slot, before, after);
   (void)ledger.finish();
 }
 

@@ -1,7 +1,7 @@
-// The persistent store: one binary + one JSON sidecar per key, sharded by key prefix.
+// The persistent store: one file per key (header, JSON sidecar, binary), sharded by key prefix.
 //
-//   <root>/<k0k1>/<k2k3>/<key>.bin   raw binary, loadable by the API as-is
-//   <root>/<k0k1>/<k2k3>/<key>.json  sidecar; renamed into place last = the commit marker
+//   <root>/<k0k1>/<k2k3>/<key>.entry one rename commits it (store/entry_file.hpp); format 1's
+//                                    <key>.bin + <key>.json pairs are still served
 //   <root>/quarantine/               entries that failed verification, kept for inspection
 //   <root>/tmp/                      temp files (swept when stale)
 //   <root>/size                      exact byte + entry count, updated under <root>/size.lock
@@ -36,6 +36,9 @@ struct StoreLimits {
   std::uint64_t min_entry_size = 0;     // binaries smaller than this are not stored
   std::uint64_t max_entry_size = 256ull << 20;
   bool read_only = false;
+  // Entries an automatic eviction or maintenance pass scans at most, in whole level-1 shards
+  // (store/pass_scope.hpp); `jitcache evict` scans everything. Tests lower it.
+  std::uint64_t pass_entries = 4096;
   // False for processes that serve a store another process made (the capture helper): a root
   // gone since, an unmounted disk say, stays gone rather than reappearing on another file system.
   bool create_root = true;
@@ -63,8 +66,8 @@ struct SaveResult {
 
 struct EntryInfo {
   Digest128 key;
-  std::uint64_t bytes = 0;           // binary + sidecar
-  std::int64_t last_access_ns = 0;   // sidecar mtime
+  std::uint64_t bytes = 0;           // every file of the entry
+  std::int64_t last_access_ns = 0;   // entry file (format 1: sidecar) mtime
   nlohmann::json sidecar;
 };
 
@@ -80,6 +83,10 @@ struct EvictionReport {
   // that the store works again; this user cannot remove what is inside them. Their new paths.
   std::vector<std::string> moved_aside;
 };
+
+// How far a long whole-store operation is, for a progress bar: `done` of `total` steps of the
+// phase `what` ("scanning" shards, "evicting", "checking", "removing" entries, "listing" shards).
+using StoreProgress = std::function<void(const char* what, std::uint64_t done, std::uint64_t total)>;
 
 struct VerifyProblem {
   std::string path;
@@ -119,16 +126,19 @@ class DiskStore {
   const std::filesystem::path& root() const;
   const StoreLimits& limits() const;
 
-  // Verifies the sidecar (schema, size) and the binary's XXH3-64 against it. On success touches
-  // the sidecar mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
+  // Verifies the entry (header, sidecar, the binary's XXH3-64). On success touches the entry
+  // file's mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
   // `whole_sidecar` false (a hit): the sidecar's `components` read as null and its `answers` come
   // as their text in LoadResult::answers (store/entry_check.hpp); the tools read it whole.
   LoadResult load(const Digest128& key, bool whole_sidecar = true);
 
-  // Writes tmp files, renames the binary then the sidecar into place, updates the size
-  // accounting, then evicts if over max_size. Adds "binary_size" and "binary_xxh3_64" to the
+  // Writes the entry file to tmp/, renames it into place (removing a format 1 pair of the key),
+  // updates the size accounting, then evicts if over max_size. Adds "binary_size" and "binary_xxh3_64" to the
   // sidecar. Replacing an existing entry of the same key keeps the accounting exact.
   SaveResult save(const Digest128& key, std::string_view binary, nlohmann::json sidecar);
+
+  // Whether a committed entry of `key` is there (a stat, nothing read or checked).
+  bool contains(const Digest128& key);
 
   // Deletes an entry (the driver rejected its binary). Returns false when there was none.
   bool remove(const Digest128& key);
@@ -176,10 +186,14 @@ class DiskStore {
 
   SizeInfo size();                      // from the accounting file (rebuilt by scan if bad)
   SizeInfo rescan_size();               // full scan; rewrites the accounting file
-  std::vector<EntryInfo> list();        // every committed entry
-  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s);  // one evictor at a time
-  std::vector<VerifyProblem> verify(bool quarantine_bad);
-  EvictionReport clear();
+  std::vector<EntryInfo> list();        // every committed entry, its sidecar whole (reads them all)
+  // Every committed entry with only its sidecar's summary fields (store/shard_index.hpp), through
+  // the per-shard index where it is current: what `ls`, `show` and `pack create` need.
+  std::vector<EntryInfo> list_summaries(const StoreProgress& progress = nullptr);
+  // One evictor at a time; the whole store (the automatic passes after a save look at a few shards).
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress = nullptr);
+  std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress = nullptr);
+  EvictionReport clear(const StoreProgress& progress = nullptr);
 
   ~DiskStore();
 

@@ -10,6 +10,7 @@
 
 #include "store/disk_store.hpp"
 #include "store/entry_check.hpp"
+#include "store/pass_scope.hpp"
 #include "store/size_ledger.hpp"
 #include "store/store_layout.hpp"
 
@@ -26,9 +27,11 @@ inline constexpr std::int64_t kSecondNs = 1000000000;
 inline constexpr std::int64_t kStaleAfterNs = 3600 * kSecondNs;
 // Quarantined files are kept this long for inspection, then swept.
 inline constexpr std::int64_t kQuarantineKeepNs = 7 * 24 * 3600 * kSecondNs;
-// A save runs a full maintenance pass (age eviction + sweep) at most this often when the store
-// is not over its size limit.
+// A save runs the periodic maintenance pass (age eviction + sweep) when the store is not over its
+// size limit: each pass covers a few shards (store/pass_scope.hpp); a cycle over every shard
+// starts at most this often, and its passes follow each other at least kMaintenanceStepNs apart.
 inline constexpr std::int64_t kMaintenanceIntervalNs = 3600 * kSecondNs;
+inline constexpr std::int64_t kMaintenanceStepNs = 60 * kSecondNs;
 
 // Writes data to a new file in tmp/ (layout.new_temp_file(suffix)), making tmp/ when it is
 // missing: the store's open does not make it (disk_store.cpp).
@@ -85,19 +88,26 @@ struct DiskStore::Impl {
   SizeInfo size();
   SizeInfo rescan_size();
   std::vector<EntryInfo> list();
-  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s);
-  std::vector<VerifyProblem> verify(bool quarantine_bad);
-  EvictionReport clear();
+  std::vector<EntryInfo> list_summaries(const StoreProgress& progress);  // store_listing.cpp
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress);
+  std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress);
+  EvictionReport clear(const StoreProgress& progress);
 
   // After a save: evicts when over max_size, or runs the periodic pass when it is due.
   std::uint64_t maintain_after_save(const SizeInfo& totals);
   bool maintenance_due() const;
-  // The eviction pass proper; the caller holds evict.lock.
+  // The shards the next automatic pass scans: the fullest when `over` the size limit, else the
+  // periodic pass's turn. Nullopt when the size records cannot be read.
+  std::optional<store_detail::PassScope> pass_scope(bool over);
+  // The eviction pass proper over `scope`'s shards (null: the whole store); the caller holds
+  // evict.lock.
   EvictionReport evict_holding_lock(std::uint64_t target_bytes, std::uint64_t older_than_s,
-                                    std::vector<VerifyProblem>* problems);
+                                    std::vector<VerifyProblem>* problems, const store_detail::PassScope* scope,
+                                    const StoreProgress& progress = nullptr);
   // Removes stale temp files, old orphan binaries and expired quarantine files.
   void sweep_garbage(const store_detail::StoreScan& scan, std::vector<VerifyProblem>* problems);
   std::uint64_t eviction_target() const;
+  double low_water_fraction() const;  // limits.low_water, or 0.8 when it is not in [0, 1]
 };
 
 }  // namespace jitcache

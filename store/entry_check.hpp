@@ -1,7 +1,8 @@
-// Reading one entry and deciding whether it can be trusted: both files must be regular files the
-// trust rule accepts (fileops::check_trusted), in shard folders it accepts; the sidecar must be a
-// JSON object naming this entry's key, with binary_size and binary_xxh3_64, and the binary must
-// match both.
+// Reading one entry and deciding whether it can be trusted: its files must be regular files the
+// trust rule accepts (fileops::check_trusted), in shard folders it accepts. Format 2 (one entry
+// file, store/entry_file.hpp): the header's checksums, lengths and key must match; format 1 (a
+// binary and its sidecar): the binary must match the sidecar. In both the sidecar must be a JSON
+// object naming this entry's key, with the binary's binary_size and binary_xxh3_64.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +22,8 @@ inline constexpr const char* kChecksumField = "binary_xxh3_64";
 // The key the entry was stored under: a pair copied or linked under another key's name is refused.
 inline constexpr const char* kKeyField = "key";
 inline constexpr std::uint64_t kMaxSidecarBytes = 16ull << 20;  // far above any real sidecar
+// An entry file: header, sidecar and a binary up to 1 GiB (the largest max_entry_size one sets).
+inline constexpr std::uint64_t kMaxEntryFileBytes = (1ull << 30) + kMaxSidecarBytes + 64;
 
 // Adds the integrity fields that make the sidecar a commit marker for exactly this binary and key.
 void add_integrity_fields(nlohmann::json* sidecar, std::string_view key_hex, std::string_view binary);
@@ -30,7 +33,7 @@ std::string sidecar_text(const nlohmann::json& sidecar);
 
 struct EntryCheck {
   enum class State {
-    missing,   // no sidecar: not committed
+    missing,   // no entry file, no sidecar: not committed
     ok,        // sidecar and binary agree
     bad,       // present but untrustworthy: quarantine material
     io_error,  // could not be read (permissions, EIO, out of fds): not the entry's fault
@@ -40,7 +43,7 @@ struct EntryCheck {
   std::string binary;
   nlohmann::json sidecar;
   std::shared_ptr<const std::string> answers;  // !whole_sidecar: the "answers" text, left out of `sidecar`
-  fileops::File sidecar_file;  // kept open on ok, so a hit can touch exactly what it read
+  fileops::File commit_file;  // the entry file (or format 1 sidecar), kept open on ok: a hit touches it
 };
 
 // `whole_sidecar` false (the engine's hit path): the sidecar's `components` (the key's recorded

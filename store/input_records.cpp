@@ -54,11 +54,11 @@ EntryFootprint record_footprint(std::uint64_t bytes) {
 // The record a committed sidecar names, if any; false when the sidecar could not be read.
 bool named_record(const store_detail::StoreLayout& layout, const store_detail::EntryPaths& paths,
                   std::set<Digest128>* named) {
-  fileops::File file;
   std::string text;
-  std::error_code error = fileops::File::open_read(layout.dir(), paths.sidecar, &file, store_detail::kMaxSidecarBytes);
+  const std::error_code error = store_detail::read_entry_sidecar(layout, paths, &text);
   if (error == std::errc::no_such_file_or_directory) return true;  // removed meanwhile
-  if (error || file.read_all(&text, store_detail::kMaxSidecarBytes)) return false;
+  if (error == std::errc::illegal_byte_sequence) return true;      // a damaged entry names nothing usable
+  if (error) return false;
   nlohmann::json sidecar = parse_untrusted_json(text);
   if (sidecar.is_discarded() || !sidecar.is_object()) return true;  // a bad entry names nothing usable
   auto it = sidecar.find("inputs");
@@ -123,14 +123,14 @@ SaveResult DiskStore::Impl::save_inputs(std::string_view record, Digest128* dige
   if (!error && before.kind != fileops::FileKind::regular && before.kind != fileops::FileKind::missing) {
     error = std::make_error_code(std::errc::file_exists);  // a folder or FIFO squats the name
   }
-  if (!error) error = ledger->mark_dirty();
+  if (!error) error = ledger->mark_dirty(store_detail::kInputsSlot);
   if (!error) error = layout.dir().rename(temp, path);
   if (error) {
     (void)layout.dir().remove_file(temp);
     return result.reason = "cannot store inputs record: " + error.message(), result;
   }
   const std::uint64_t old_bytes = before.kind == fileops::FileKind::regular ? before.size : 0;
-  ledger->apply(record_footprint(old_bytes), record_footprint(record.size()));
+  ledger->apply(store_detail::kInputsSlot, record_footprint(old_bytes), record_footprint(record.size()));
   (void)ledger->finish();
   result.status = SaveStatus::stored;
   return result;
@@ -179,9 +179,9 @@ void DiskStore::Impl::sweep_input_records(bool everything, std::vector<VerifyPro
     fileops::FileInfo present;
     if (layout.dir().stat(record.path, &present) || present.kind != fileops::FileKind::regular) continue;
     if (!everything && now - present.mtime_ns < store_detail::kStaleAfterNs) continue;  // saved again meanwhile
-    if (ledger->mark_dirty()) return;
+    if (ledger->mark_dirty(store_detail::kInputsSlot)) return;
     if (layout.dir().remove_file(record.path)) continue;
-    ledger->apply(record_footprint(present.size), record_footprint(0));
+    ledger->apply(store_detail::kInputsSlot, record_footprint(present.size), record_footprint(0));
     if (problems) problems->push_back({layout.shown(record.path).string(), "inputs record no entry names (removed)"});
   }
   (void)ledger->finish();

@@ -1,5 +1,8 @@
 #include "store/store_layout.hpp"
+#include "store/entry_check.hpp"
+#include "store/entry_file.hpp"
 #include "store/input_records.hpp"
+#include "store/shard_records.hpp"
 
 #include <atomic>
 #include <map>
@@ -55,11 +58,15 @@ void scan_inner_dir(const StoreLayout& layout, const std::filesystem::path& dir,
     scan->errors.push_back({layout.shown(dir), error.message()});
     return;
   }
-  // Pair sidecars with binaries by key; std::map keeps the result in key order.
+  // Group an entry's names by key; std::map keeps the result in key order. Only the names listed
+  // are measured: a format 2 store costs one stat per entry.
   std::map<Digest128, ScannedEntry> found;
+  std::map<Digest128, unsigned> listed;
   for (const auto& name : names) {
     std::optional<Digest128> key;
-    if (!(key = key_of(name.name, "json")) && !(key = key_of(name.name, "bin"))) {
+    unsigned which = kEntryName;
+    if (!(key = key_of(name.name, "entry")) && !(which = kSidecarName, key = key_of(name.name, "json")) &&
+        !(which = kBinaryName, key = key_of(name.name, "bin"))) {
       scan->unexpected.push_back(layout.shown(dir / name.name));
       continue;
     }
@@ -69,20 +76,28 @@ void scan_inner_dir(const StoreLayout& layout, const std::filesystem::path& dir,
     }
     auto& entry = found[*key];
     entry.key = *key;
+    listed[*key] |= which;
   }
+  // Measured relative to the folder held open (one stat per file, not a walk from the root each);
+  // a folder the trust rule refuses (noted by the caller) is measured through the root.
+  fileops::Dir shard;
+  const bool opened = !layout.dir().open_dir(dir, &shard);
   for (auto& [key, entry] : found) {
     entry.paths = entry_paths(key.hex());
-    if (auto error = measure_entry(layout, entry.paths, &entry.footprint)) {
-      scan->errors.push_back({layout.shown(entry.paths.sidecar), error.message()});
+    const std::error_code error = opened ? measure_entry_in(shard, entry.paths, &entry.footprint, listed[key])
+                                         : measure_entry(layout, entry.paths, &entry.footprint, listed[key]);
+    if (error) {
+      scan->errors.push_back({layout.shown(entry.paths.entry), error.message()});
       continue;
     }
-    if (entry.footprint.committed) {
+    const EntryFootprint& footprint = entry.footprint;
+    if (footprint.committed) {
       scan->committed.push_back(std::move(entry));
-    } else if (entry.footprint.sidecar.kind == fileops::FileKind::missing &&
-               entry.footprint.binary.kind == fileops::FileKind::regular) {
+    } else if (footprint.entry.kind == fileops::FileKind::missing &&
+               footprint.sidecar.kind == fileops::FileKind::missing &&
+               footprint.binary.kind == fileops::FileKind::regular) {
       scan->orphan_binaries.push_back(std::move(entry));
-    } else if (entry.footprint.sidecar.kind != fileops::FileKind::missing ||
-               entry.footprint.binary.kind != fileops::FileKind::missing) {
+    } else if (footprint.has_any()) {
       scan->not_files.push_back(std::move(entry));  // a folder, FIFO or link at a file's name
     }
   }
@@ -97,6 +112,8 @@ EntryPaths entry_paths(std::string_view key_hex) {
   paths.key_hex = std::string(key_hex);
   paths.outer_dir = std::string(key_hex.substr(0, 2));
   paths.inner_dir = paths.outer_dir / std::string(key_hex.substr(2, 2));
+  paths.entry_name = paths.key_hex + ".entry";
+  paths.entry = paths.inner_dir / paths.entry_name;
   paths.binary_name = paths.key_hex + ".bin";
   paths.sidecar_name = paths.key_hex + ".json";
   paths.binary = paths.inner_dir / paths.binary_name;
@@ -120,19 +137,66 @@ std::filesystem::path StoreLayout::new_temp_file(std::string_view suffix) const 
   return tmp_dir() / name;
 }
 
-std::error_code measure_entry(const StoreLayout& layout, const EntryPaths& paths, EntryFootprint* footprint) {
+namespace {
+
+// Stats the names `names` selects, each below `base` by the path `path_of` gives it.
+template <typename PathOf>
+std::error_code measure(const fileops::Dir& base, const EntryPaths& paths, EntryFootprint* footprint, unsigned names,
+                        PathOf path_of) {
   *footprint = EntryFootprint{};
-  if (auto error = layout.dir().stat(paths.sidecar, &footprint->sidecar)) return error;
-  if (auto error = layout.dir().stat(paths.binary, &footprint->binary)) return error;
-  footprint->committed = footprint->sidecar.kind == fileops::FileKind::regular;
+  const std::pair<unsigned, fileops::FileInfo*> files[] = {
+      {kEntryName, &footprint->entry}, {kSidecarName, &footprint->sidecar}, {kBinaryName, &footprint->binary}};
+  for (const auto& [name, info] : files) {
+    if (!(names & name)) continue;
+    if (auto error = base.stat(path_of(paths, name), info)) return error;
+  }
+  footprint->committed = footprint->entry.kind == fileops::FileKind::regular ||
+                         footprint->sidecar.kind == fileops::FileKind::regular;
   if (footprint->committed) {
-    footprint->bytes = footprint->sidecar.size;
-    if (footprint->binary.kind == fileops::FileKind::regular) footprint->bytes += footprint->binary.size;
+    for (const fileops::FileInfo* file : {&footprint->entry, &footprint->sidecar, &footprint->binary}) {
+      if (file->kind == fileops::FileKind::regular) footprint->bytes += file->size;
+    }
   }
   return {};
 }
 
-StoreScan scan_store(const StoreLayout& layout) {
+}  // namespace
+
+std::error_code measure_entry(const StoreLayout& layout, const EntryPaths& paths, EntryFootprint* footprint,
+                              unsigned names) {
+  return measure(layout.dir(), paths, footprint, names, [](const EntryPaths& p, unsigned name) {
+    return name == kEntryName ? p.entry : name == kSidecarName ? p.sidecar : p.binary;
+  });
+}
+
+std::error_code measure_entry_in(const fileops::Dir& shard, const EntryPaths& paths, EntryFootprint* footprint,
+                                 unsigned names) {
+  return measure(shard, paths, footprint, names, [](const EntryPaths& p, unsigned name) {
+    return std::filesystem::path(name == kEntryName ? p.entry_name : name == kSidecarName ? p.sidecar_name : p.binary_name);
+  });
+}
+
+std::error_code read_entry_sidecar(const StoreLayout& layout, const EntryPaths& paths, std::string* text) {
+  fileops::File file;
+  std::error_code error = fileops::File::open_read(layout.dir(), paths.entry, &file);
+  if (error == std::errc::no_such_file_or_directory) {  // format 1
+    error = fileops::File::open_read(layout.dir(), paths.sidecar, &file, kMaxSidecarBytes);
+    return error ? error : file.read_all(text, kMaxSidecarBytes);
+  }
+  fileops::FileInfo info;
+  std::string header_bytes;
+  if (error || (error = file.info(&info)) || (error = file.read_at(0, kEntryHeaderBytes, &header_bytes))) return error;
+  std::string why;
+  const std::optional<EntryHeader> header = decode_entry_header(header_bytes, info.size, &why);
+  if (!header || header->sidecar_bytes > kMaxSidecarBytes) return std::make_error_code(std::errc::illegal_byte_sequence);
+  if ((error = file.read_at(kEntryHeaderBytes, static_cast<std::size_t>(header->sidecar_bytes), text))) return error;
+  if (text->size() != header->sidecar_bytes || xxh3_64(*text) != header->sidecar_xxh3) {
+    return std::make_error_code(std::errc::illegal_byte_sequence);
+  }
+  return {};
+}
+
+StoreScan scan_store(const StoreLayout& layout, const StoreProgress& progress) {
   StoreScan scan;
   std::vector<fileops::DirEntry> outer;
   if (auto error = layout.dir().list("", &outer)) {
@@ -142,27 +206,46 @@ StoreScan scan_store(const StoreLayout& layout) {
   for (const std::filesystem::path& own : {layout.tmp_dir(), layout.locks_dir(), inputs_dir(), layout.quarantine_dir()}) {
     note_untrusted(layout, own, "store folder", "every save, build lock or recorded input that needs it fails", &scan);
   }
-  for (const auto& first : outer) {
-    const std::filesystem::path outer_dir = first.name;
-    if (!is_shard_name(first.name) || !is_directory(layout, outer_dir, first)) continue;
-    note_untrusted(layout, outer_dir, "shard folder", kShardConsequence, &scan);
-    std::vector<fileops::DirEntry> inner;
-    if (auto error = layout.dir().list(outer_dir, &inner)) {
-      scan.errors.push_back({layout.shown(outer_dir), error.message()});
-      continue;
-    }
-    for (const auto& second : inner) {
-      const auto inner_dir = outer_dir / second.name;
-      if (!is_shard_name(second.name) || !is_directory(layout, inner_dir, second)) {
-        scan.unexpected.push_back(layout.shown(inner_dir));
-        continue;
-      }
-      note_untrusted(layout, inner_dir, "shard folder", kShardConsequence, &scan);
-      scan_inner_dir(layout, inner_dir, first.name + second.name, &scan);
-    }
+  std::erase_if(outer, [&](const fileops::DirEntry& first) {
+    return !is_shard_name(first.name) || !is_directory(layout, first.name, first);
+  });
+  for (std::size_t i = 0; i < outer.size(); ++i) {
+    scan_shard(layout, shard_slot(outer[i].name), &scan);
+    if (progress) progress("scanning", i + 1, outer.size());
   }
   for (const InputRecordFile& record : scan_input_records(layout)) scan.input_record_bytes += record.info.size;
   return scan;
+}
+
+void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan) {
+  const std::string name = shard_name(slot);
+  const std::filesystem::path outer_dir = name;
+  std::vector<fileops::DirEntry> inner;
+  if (auto error = layout.dir().list(outer_dir, &inner)) {
+    if (error != std::errc::no_such_file_or_directory) scan->errors.push_back({layout.shown(outer_dir), error.message()});
+    return;
+  }
+  note_untrusted(layout, outer_dir, "shard folder", kShardConsequence, scan);
+  for (const auto& second : inner) {
+    const auto inner_dir = outer_dir / second.name;
+    if (!is_shard_name(second.name) || !is_directory(layout, inner_dir, second)) {
+      scan->unexpected.push_back(layout.shown(inner_dir));
+      continue;
+    }
+    note_untrusted(layout, inner_dir, "shard folder", kShardConsequence, scan);
+    scan_inner_dir(layout, inner_dir, name + second.name, scan);
+  }
+}
+
+std::array<SizeInfo, kSlotCount> totals_by_slot(const StoreScan& scan) {
+  std::array<SizeInfo, kSlotCount> totals{};
+  totals[kInputsSlot].bytes = scan.input_record_bytes;
+  for (const auto& entry : scan.committed) {
+    SizeInfo& shard = totals[static_cast<std::size_t>(shard_slot(entry.key))];
+    shard.bytes += entry.footprint.bytes;
+    shard.entries += 1;
+  }
+  return totals;
 }
 
 SizeInfo totals_of(const StoreScan& scan) {

@@ -4,6 +4,7 @@
 // shown() turns a relative path into the full one for messages.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -15,15 +16,23 @@
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
 #include "store/file_ops.hpp"
+#include "store/shard_records.hpp"
 
 namespace jitcache::store_detail {
+
+// An entry's names. Store format 2 writes one file, <key>.entry (store/entry_file.hpp); format 1
+// stores (<key>.bin + <key>.json, the sidecar last as the commit marker) are still read, and a
+// save or removal of the key takes their files away (docs/store-format.md, "Upgrading").
+inline constexpr std::string_view kFormatMarkText = "jitcache-store-format 2\n";
 
 struct EntryPaths {
   std::string key_hex;              // the key the sidecar must name
   std::filesystem::path outer_dir;  // <k0k1>
   std::filesystem::path inner_dir;  // <k0k1>/<k2k3>
-  std::filesystem::path binary;     // <inner_dir>/<key>.bin
-  std::filesystem::path sidecar;    // <inner_dir>/<key>.json
+  std::filesystem::path entry;      // <inner_dir>/<key>.entry (format 2)
+  std::filesystem::path binary;     // <inner_dir>/<key>.bin (format 1)
+  std::filesystem::path sidecar;    // <inner_dir>/<key>.json (format 1)
+  std::string entry_name;           // <key>.entry
   std::string binary_name;          // <key>.bin
   std::string sidecar_name;         // <key>.json
 };
@@ -41,6 +50,11 @@ class StoreLayout {
   std::filesystem::path tmp_dir() const { return "tmp"; }
   std::filesystem::path quarantine_dir() const { return "quarantine"; }
   std::filesystem::path size_record() const { return "size"; }
+  // Per-shard size records (store/shard_records.hpp): shards/<k0k1>, shards/in.
+  std::filesystem::path shard_records() const { return "shards"; }
+  std::filesystem::path shard_record(int slot) const { return shard_records() / shard_name(slot); }
+  // Names the newest store format written here (kFormatMarkText); readers serve formats 1 and 2.
+  std::filesystem::path format_mark() const { return "format"; }
   std::filesystem::path size_lock() const { return "size.lock"; }
   std::filesystem::path evict_lock() const { return "evict.lock"; }
   // Its mtime is when the last full maintenance pass (eviction scan + sweep) ran.
@@ -69,18 +83,44 @@ class StoreLayout {
 // Names of the two folder levels: two lowercase hex digits each.
 bool is_shard_name(std::string_view name);
 
-// What one entry occupies, for the size accounting. Only a committed entry (one with a sidecar)
-// counts: its bytes are the sidecar's size plus the binary's when there is one.
+// What one entry occupies, for the size accounting. Only a committed entry (an entry file, or a
+// format 1 sidecar) counts: its bytes are those of every file at its names (a format 1 pair left
+// next to the entry file by a save cut short counts too, until it is removed).
 struct EntryFootprint {
   bool committed = false;
   std::uint64_t bytes = 0;
+  fileops::FileInfo entry;
   fileops::FileInfo sidecar;
   fileops::FileInfo binary;
+  // The file whose arrival committed the entry, whose mtime is the LRU clock: the entry file, else
+  // the format 1 sidecar.
+  const fileops::FileInfo& commit_file() const {
+    return entry.kind == fileops::FileKind::regular ? entry : sidecar;
+  }
+  bool has_any() const {
+    return entry.kind != fileops::FileKind::missing || sidecar.kind != fileops::FileKind::missing ||
+           binary.kind != fileops::FileKind::missing;
+  }
+  bool all_files_or_missing() const;
 };
 inline bool is_file_or_missing(const fileops::FileInfo& info) {
   return info.kind == fileops::FileKind::regular || info.kind == fileops::FileKind::missing;
 }
-std::error_code measure_entry(const StoreLayout& layout, const EntryPaths& paths, EntryFootprint* footprint);
+inline bool EntryFootprint::all_files_or_missing() const {
+  return is_file_or_missing(entry) && is_file_or_missing(sidecar) && is_file_or_missing(binary);
+}
+// Which of an entry's names to look at (the others count as missing): the scan passes those its
+// folder listing showed.
+inline constexpr unsigned kEntryName = 1, kSidecarName = 2, kBinaryName = 4, kAllEntryNames = 7;
+std::error_code measure_entry(const StoreLayout& layout, const EntryPaths& paths, EntryFootprint* footprint,
+                              unsigned names = kAllEntryNames);
+// The same relative to the entry's folder (<k0k1>/<k2k3>) held open.
+std::error_code measure_entry_in(const fileops::Dir& shard, const EntryPaths& paths, EntryFootprint* footprint,
+                                 unsigned names = kAllEntryNames);
+// The sidecar's text of a committed entry of either format, for the tools (list, the sweep of
+// recorded inputs): only the entry file's header and sidecar are read, and checked against the
+// header's lengths and checksum. Fails with no_such_file_or_directory when there is no entry.
+std::error_code read_entry_sidecar(const StoreLayout& layout, const EntryPaths& paths, std::string* text);
 EntryPaths entry_paths(std::string_view key_hex);
 
 struct ScannedEntry {
@@ -95,7 +135,7 @@ struct ScanError {
 };
 
 struct StoreScan {
-  std::vector<ScannedEntry> committed;         // sidecar present
+  std::vector<ScannedEntry> committed;         // entry file or format 1 sidecar present
   std::vector<ScannedEntry> orphan_binaries;   // .bin without sidecar
   std::vector<ScannedEntry> not_files;         // uncommitted, with a folder, FIFO... at an entry name
   std::vector<std::filesystem::path> unexpected;  // anything else inside the shard folders
@@ -104,8 +144,13 @@ struct StoreScan {
   std::vector<std::filesystem::path> foreign_dirs;  // the same folders, relative to the root
   std::uint64_t input_record_bytes = 0;        // recorded inputs (input_records.hpp): counted in bytes
 };
-StoreScan scan_store(const StoreLayout& layout);
+StoreScan scan_store(const StoreLayout& layout, const StoreProgress& progress = nullptr);  // "scanning" shards
+// Adds one level-1 shard folder (<k0k1>, by slot: store/shard_records.hpp) to `scan`; a missing
+// folder is an empty shard.
+void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan);
 
 SizeInfo totals_of(const StoreScan& scan);
+// The same per shard slot (the inputs slot holds the recorded inputs' bytes).
+std::array<SizeInfo, kSlotCount> totals_by_slot(const StoreScan& scan);
 
 }  // namespace jitcache::store_detail

@@ -7,6 +7,7 @@
 #include "store/disk_store_impl.hpp"
 #include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
+#include "store/pass_scope.hpp"
 
 namespace jitcache {
 
@@ -27,13 +28,9 @@ SizeInfo scan_totals(const store_detail::StoreLayout& layout) {
   return store_detail::totals_of(store_detail::scan_store(layout));
 }
 
-nlohmann::json read_sidecar(const store_detail::StoreLayout& layout, const std::filesystem::path& path) {
-  fileops::File file;
+nlohmann::json read_sidecar(const store_detail::StoreLayout& layout, const store_detail::EntryPaths& paths) {
   std::string text;
-  if (fileops::File::open_read(layout.dir(), path, &file, store_detail::kMaxSidecarBytes) ||
-      file.read_all(&text, store_detail::kMaxSidecarBytes)) {
-    return nullptr;
-  }
+  if (store_detail::read_entry_sidecar(layout, paths, &text)) return nullptr;
   auto parsed = parse_untrusted_json(text);
   return parsed.is_discarded() ? nlohmann::json(nullptr) : parsed;
 }
@@ -49,9 +46,11 @@ void remove_quarantined(const store_detail::StoreLayout& layout, const std::file
   }
 }
 
-void touch_stamp(const store_detail::StoreLayout& layout) {
-  fileops::File file;
-  if (!fileops::File::open_or_create(layout.dir(), layout.maintenance_stamp(), &file)) (void)file.touch_now();
+// How verify names an entry: its entry file, or a format 1 entry's sidecar.
+std::filesystem::path shown_entry(const store_detail::StoreLayout& layout, const ScannedEntry& entry) {
+  const bool pair = entry.footprint.entry.kind == fileops::FileKind::missing &&
+                    entry.footprint.sidecar.kind != fileops::FileKind::missing;
+  return layout.shown(pair ? entry.paths.sidecar : entry.paths.entry);
 }
 
 }  // namespace
@@ -83,17 +82,18 @@ std::vector<EntryInfo> DiskStore::list() {
   }
 }
 
-EvictionReport DiskStore::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
+EvictionReport DiskStore::evict(std::uint64_t target_bytes, std::uint64_t older_than_s,
+                                const StoreProgress& progress) {
   try {
-    return impl_->evict(target_bytes, older_than_s);
+    return impl_->evict(target_bytes, older_than_s, progress);
   } catch (...) {
     return {};
   }
 }
 
-std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad) {
+std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad, const StoreProgress& progress) {
   try {
-    return impl_->verify(quarantine_bad);
+    return impl_->verify(quarantine_bad, progress);
   } catch (const std::exception& e) {
     return {{impl_->layout.root().string(), std::string("verify failed: ") + e.what()}};
   } catch (...) {
@@ -101,9 +101,9 @@ std::vector<VerifyProblem> DiskStore::verify(bool quarantine_bad) {
   }
 }
 
-EvictionReport DiskStore::clear() {
+EvictionReport DiskStore::clear(const StoreProgress& progress) {
   try {
-    return impl_->clear();
+    return impl_->clear(progress);
   } catch (...) {
     return {};
   }
@@ -132,8 +132,8 @@ std::vector<EntryInfo> DiskStore::Impl::list() {
     EntryInfo info;
     info.key = found.key;
     info.bytes = found.footprint.bytes;
-    info.last_access_ns = found.footprint.sidecar.mtime_ns;
-    info.sidecar = read_sidecar(layout, found.paths.sidecar);
+    info.last_access_ns = found.footprint.commit_file().mtime_ns;
+    info.sidecar = read_sidecar(layout, found.paths);
     entries.push_back(std::move(info));
   }
   std::sort(entries.begin(), entries.end(),
@@ -141,17 +141,33 @@ std::vector<EntryInfo> DiskStore::Impl::list() {
   return entries;
 }
 
+double DiskStore::Impl::low_water_fraction() const {
+  const double fraction = limits.low_water;
+  return fraction >= 0.0 && fraction <= 1.0 ? fraction : 0.8;  // also catches NaN
+}
+
 std::uint64_t DiskStore::Impl::eviction_target() const {
-  double fraction = limits.low_water;
-  if (!(fraction >= 0.0 && fraction <= 1.0)) fraction = 0.8;  // also catches NaN
-  return static_cast<std::uint64_t>(std::floor(static_cast<double>(limits.max_size) * fraction));
+  return static_cast<std::uint64_t>(std::floor(static_cast<double>(limits.max_size) * low_water_fraction()));
 }
 
 bool DiskStore::Impl::maintenance_due() const {
   fileops::FileInfo stamp;
   if (layout.dir().stat(layout.maintenance_stamp(), &stamp)) return false;
   if (stamp.kind == fileops::FileKind::missing) return true;
-  return fileops::now_ns() - stamp.mtime_ns >= store_detail::kMaintenanceIntervalNs;
+  // Mid-cycle (a big store: each pass covers a few shards) the next pass is due sooner.
+  const std::int64_t interval = store_detail::read_pass_cursor(layout) == 0 ? store_detail::kMaintenanceIntervalNs
+                                                                           : store_detail::kMaintenanceStepNs;
+  return fileops::now_ns() - stamp.mtime_ns >= interval;
+}
+
+std::optional<store_detail::PassScope> DiskStore::Impl::pass_scope(bool over) {
+  std::array<store_detail::ShardRecord, store_detail::kSlotCount> records;
+  {
+    std::optional<SizeLedger> ledger;
+    if (begin_ledger(store_detail::kLongLockWait, &ledger) || ledger->shard_records(&records)) return std::nullopt;
+  }
+  return over ? store_detail::fullest_shards(records, limits.pass_entries)
+              : store_detail::shards_from(records, store_detail::read_pass_cursor(layout), limits.pass_entries);
 }
 
 std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
@@ -160,15 +176,20 @@ std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
   std::uint64_t removed = 0;
   // A writer that saves while we evict skips the eviction (the lock below is taken without
   // waiting) and trusts us to count its bytes. Its save is committed before it tries the lock, so
-  // looking at the size again after letting the lock go sees it. Bounded: every pass rescans.
+  // looking at the size again after letting the lock go sees it. Bounded: at most this many
+  // passes, each over a bounded number of shards (store/pass_scope.hpp).
   for (int pass = 0; pass < kMaxEvictionPasses && (over || maintenance_due()); ++pass) {
     {
       fileops::FileLock evicting;
       if (fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) break;
       over = over_size(size().bytes);  // the holder we just followed may have done it all
-      if (!over && !maintenance_due()) break;
+      const bool due = maintenance_due();
+      if (!over && !due) break;
+      const std::optional<store_detail::PassScope> scope = pass_scope(over);
+      if (!scope) break;
       const std::uint64_t target = over ? eviction_target() : std::numeric_limits<std::uint64_t>::max();
-      removed += evict_holding_lock(target, limits.max_age_s, nullptr).removed_entries;
+      removed += evict_holding_lock(target, limits.max_age_s, nullptr, &*scope).removed_entries;
+      if (!over) store_detail::write_pass_stamp(layout, scope->next_cursor);
     }
     over = over_size(size().bytes);
     if (!over) break;
@@ -176,26 +197,35 @@ std::uint64_t DiskStore::Impl::maintain_after_save(const SizeInfo& totals) {
   return removed;
 }
 
-EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s) {
+EvictionReport DiskStore::Impl::evict(std::uint64_t target_bytes, std::uint64_t older_than_s,
+                                      const StoreProgress& progress) {
   if (limits.read_only) return {};
   fileops::FileLock evicting;
   if (fileops::FileLock::acquire(layout.dir(), layout.evict_lock(), std::chrono::milliseconds(0), &evicting)) return {};
-  return evict_holding_lock(target_bytes, older_than_s, nullptr);
+  return evict_holding_lock(target_bytes, older_than_s, nullptr, nullptr, progress);
 }
 
 EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
                                                    std::uint64_t older_than_s,
-                                                   std::vector<VerifyProblem>* problems) {
+                                                   std::vector<VerifyProblem>* problems,
+                                                   const store_detail::PassScope* scope,
+                                                   const StoreProgress& progress) {
   EvictionReport report;
-  StoreScan scan = store_detail::scan_store(layout);
+  const bool whole_store = scope == nullptr || scope->whole_store;
+  StoreScan scan;
+  if (scope == nullptr) {
+    scan = store_detail::scan_store(layout, progress);
+  } else {
+    for (int slot : scope->slots) store_detail::scan_shard(layout, slot, &scan);
+  }
   sweep_garbage(scan, problems);
-  touch_stamp(layout);
+  if (whole_store) store_detail::write_pass_stamp(layout, 0);  // a full cycle's work: the periodic pass waits
 
-  // Least recently used first: the sidecar mtime is refreshed by every hit.
+  // Least recently used first: the entry file's mtime is refreshed by every hit.
   auto& candidates = scan.committed;
   std::sort(candidates.begin(), candidates.end(), [](const ScannedEntry& a, const ScannedEntry& b) {
-    if (a.footprint.sidecar.mtime_ns != b.footprint.sidecar.mtime_ns) {
-      return a.footprint.sidecar.mtime_ns < b.footprint.sidecar.mtime_ns;
+    if (a.footprint.commit_file().mtime_ns != b.footprint.commit_file().mtime_ns) {
+      return a.footprint.commit_file().mtime_ns < b.footprint.commit_file().mtime_ns;
     }
     return a.key < b.key;
   });
@@ -206,6 +236,16 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
   const std::int64_t cutoff_ns =
       older_than_s > 0 ? fileops::now_ns() - age_limit_ns : std::numeric_limits<std::int64_t>::min();
 
+  // A pass over a few shards of a big store cleans them down to the low-water mark of their own
+  // bytes, as ccache cleans one folder at a time: never every entry it looked at (the recently
+  // used ones among them), whatever the store's total still is; the next pass takes other shards.
+  std::uint64_t size_budget = std::numeric_limits<std::uint64_t>::max();
+  if (!whole_store) {
+    std::uint64_t scanned = 0;
+    for (const ScannedEntry& candidate : candidates) scanned += candidate.footprint.bytes;
+    size_budget = scanned - static_cast<std::uint64_t>(static_cast<double>(scanned) * low_water_fraction());
+  }
+
   std::size_t next = 0;
   bool done = false;
   while (!done && next < candidates.size()) {
@@ -213,8 +253,8 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
     if (begin_ledger(store_detail::kLongLockWait, &ledger)) break;
     for (std::size_t in_batch = 0; in_batch < kEvictionBatch && next < candidates.size(); ++in_batch) {
       const ScannedEntry& candidate = candidates[next];
-      const bool too_old = candidate.footprint.sidecar.mtime_ns < cutoff_ns;
-      if (!too_old && ledger->totals().bytes <= target_bytes) {
+      const bool too_old = candidate.footprint.commit_file().mtime_ns < cutoff_ns;
+      if (!too_old && (ledger->totals().bytes <= target_bytes || report.removed_bytes >= size_budget)) {
         done = true;  // sorted by age: nothing after this one is too old either
         break;
       }
@@ -228,8 +268,11 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
       }
     }
     (void)ledger->finish();
+    if (progress) progress("evicting", next, candidates.size());
   }
-  sweep_input_records(/*everything=*/false, problems);  // the records only evicted entries named
+  // The records only evicted entries named; finding them needs every sidecar: only when the pass
+  // looked at the whole store (a small store, or `jitcache evict`).
+  if (whole_store) sweep_input_records(/*everything=*/false, problems);
   return report;
 }
 
@@ -305,9 +348,9 @@ void DiskStore::Impl::sweep_garbage(const StoreScan& scan, std::vector<VerifyPro
   }
 }
 
-std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
+std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad, const StoreProgress& progress) {
   std::vector<VerifyProblem> problems;
-  const StoreScan scan = store_detail::scan_store(layout);
+  const StoreScan scan = store_detail::scan_store(layout, progress);
   for (const auto& error : scan.errors) {
     problems.push_back({error.path.string(), "cannot read: " + error.message});
   }
@@ -318,14 +361,18 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
 
   std::vector<std::pair<const ScannedEntry*, std::string>> bad;
   for (const auto& entry : scan.not_files) {
-    const bool sidecar_odd = !store_detail::is_file_or_missing(entry.footprint.sidecar);
-    bad.emplace_back(&entry, std::string(sidecar_odd ? "sidecar" : "binary") +
-                                 " is not a regular file (a folder, FIFO or link in its place)");
+    const auto& footprint = entry.footprint;
+    const char* odd = !store_detail::is_file_or_missing(footprint.entry)     ? "entry file"
+                      : !store_detail::is_file_or_missing(footprint.sidecar) ? "sidecar"
+                                                                             : "binary";
+    bad.emplace_back(&entry, std::string(odd) + " is not a regular file (a folder, FIFO or link in its place)");
   }
-  for (const auto& entry : scan.committed) {
+  for (std::size_t i = 0; i < scan.committed.size(); ++i) {
+    const ScannedEntry& entry = scan.committed[i];
+    if (progress) progress("checking", i + 1, scan.committed.size());
     const EntryCheck check = store_detail::check_entry(layout, entry.paths);
     if (check.state == EntryCheck::State::io_error) {
-      problems.push_back({layout.shown(entry.paths.sidecar).string(), check.reason});
+      problems.push_back({shown_entry(layout, entry).string(), check.reason});
     } else if (check.state == EntryCheck::State::bad) {
       bad.emplace_back(&entry, check.reason);
     }
@@ -336,7 +383,7 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
   }
   for (const auto& [entry, reason] : bad) {
     if (!ledger) {
-      problems.push_back({layout.shown(entry->paths.sidecar).string(), reason});
+      problems.push_back({shown_entry(layout, *entry).string(), reason});
       continue;
     }
     // Looked at again under the lock: a writer may have replaced it since the first look.
@@ -348,10 +395,8 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
     }
     quarantine_locked(*ledger, entry->key, why, /*damaged=*/true);
     EntryFootprint left;
-    const bool moved = !store_detail::measure_entry(layout, entry->paths, &left) &&
-                       left.sidecar.kind == fileops::FileKind::missing &&
-                       left.binary.kind == fileops::FileKind::missing;
-    problems.push_back({layout.shown(entry->paths.sidecar).string(),
+    const bool moved = !store_detail::measure_entry(layout, entry->paths, &left) && !left.has_any();
+    problems.push_back({shown_entry(layout, *entry).string(),
                         why + (moved ? " (quarantined)" : " (could not be moved: remove it by hand)")});
   }
   ledger.reset();
@@ -368,22 +413,31 @@ std::vector<VerifyProblem> DiskStore::Impl::verify(bool quarantine_bad) {
 
   // The size record must agree with the files; compared under the lock so no commit is halfway.
   if (!begin_ledger(store_detail::kLongLockWait, &ledger) && !ledger->rescanned()) {
-    const SizeInfo recorded = ledger->totals();
-    const SizeInfo actual = scan_totals(layout);
-    if (recorded.bytes != actual.bytes || recorded.entries != actual.entries) {
-      problems.push_back(
-          {layout.shown(layout.size_record()).string(),
-           "size record says " + std::to_string(recorded.bytes) + " bytes in " +
-               std::to_string(recorded.entries) + " entries, files hold " +
-               std::to_string(actual.bytes) + " bytes in " + std::to_string(actual.entries) +
-               (limits.read_only ? "" : " (rewritten)")});
-      (void)ledger->rescan();
+    const StoreScan now = store_detail::scan_store(layout);
+    auto differs = [&](const std::filesystem::path& record, const SizeInfo& recorded, const SizeInfo& actual) {
+      if (recorded.bytes == actual.bytes && recorded.entries == actual.entries) return false;
+      problems.push_back({layout.shown(record).string(),
+                          "says " + std::to_string(recorded.bytes) + " bytes in " + std::to_string(recorded.entries) +
+                              " entries, files hold " + std::to_string(actual.bytes) + " bytes in " +
+                              std::to_string(actual.entries) + (limits.read_only ? "" : " (rewritten)")});
+      return true;
+    };
+    bool wrong = differs(layout.size_record(), ledger->totals(), store_detail::totals_of(now));
+    // The shard records too (in read-only mode they are counted, so they agree).
+    std::array<store_detail::ShardRecord, store_detail::kSlotCount> slots;
+    if (!ledger->shard_records(&slots)) {
+      const auto actual = store_detail::totals_by_slot(now);
+      for (int slot = 0; slot < store_detail::kSlotCount; ++slot) {
+        const auto index = static_cast<std::size_t>(slot);
+        wrong = differs(layout.shard_record(slot), slots[index].totals, actual[index]) || wrong;
+      }
     }
+    if (wrong) (void)ledger->rescan();
   }
   return problems;
 }
 
-EvictionReport DiskStore::Impl::clear() {
+EvictionReport DiskStore::Impl::clear(const StoreProgress& progress) {
   EvictionReport report;
   if (limits.read_only) return report;
   fileops::FileLock evicting;
@@ -391,7 +445,7 @@ EvictionReport DiskStore::Impl::clear() {
   std::optional<SizeLedger> ledger;
   if (begin_ledger(store_detail::kLongLockWait, &ledger)) return report;
 
-  const StoreScan scan = store_detail::scan_store(layout);
+  const StoreScan scan = store_detail::scan_store(layout, progress);
   // Renamed within their parent, which is ours: moving them elsewhere would need write access to
   // them (their `..`), which another user's folder does not give.
   const std::string foreign_suffix = ".foreign-" + std::to_string(std::time(nullptr));
@@ -400,8 +454,9 @@ EvictionReport DiskStore::Impl::clear() {
     aside += foreign_suffix;
     if (!layout.dir().rename(foreign, aside)) report.moved_aside.push_back(layout.shown(aside).string());
   }
-  for (const auto& entry : scan.committed) {
-    const EntryFootprint removed = remove_locked(*ledger, entry.paths);
+  for (std::size_t i = 0; i < scan.committed.size(); ++i) {
+    if (progress) progress("removing", i + 1, scan.committed.size());
+    const EntryFootprint removed = remove_locked(*ledger, scan.committed[i].paths);
     if (removed.committed) {
       report.removed_entries += 1;
       report.removed_bytes += removed.bytes;
@@ -410,7 +465,8 @@ EvictionReport DiskStore::Impl::clear() {
   for (const auto& orphan : scan.orphan_binaries) (void)remove_locked(*ledger, orphan.paths);
   // Folders, FIFOs or links at entry names: out of the way (then emptied out of quarantine below).
   for (const auto& odd : scan.not_files) {
-    if (!ledger->mark_dirty()) move_to_quarantine(odd.key, "removed by clear", odd.footprint);
+    if (ledger->mark_dirty(store_detail::shard_slot(odd.key))) continue;
+    move_to_quarantine(odd.key, "removed by clear", odd.footprint);
   }
 
   std::vector<fileops::DirEntry> names;

@@ -81,19 +81,17 @@ std::vector<WorkerReport> run_engine_workers(int count, const std::vector<std::s
   return reports;
 }
 
-// The store's totals counted straight from the files: committed entries are those with a sidecar,
-// plus the recorded-inputs files.
+// The store's totals counted straight from the files: committed entries are those with an entry
+// file (store format 2: one file each), plus the recorded-inputs files.
 SizeInfo count_files(const fs::path& root) {
   SizeInfo totals;
   for (const auto& outer : fs::directory_iterator(root)) {
     if (!outer.is_directory() || outer.path().filename().string().size() != 2) continue;
     for (const auto& inner : fs::directory_iterator(outer)) {
       for (const auto& file : fs::directory_iterator(inner)) {
-        if (file.path().extension() != ".json") continue;
+        if (file.path().extension() != ".entry") continue;
         totals.entries += 1;
         totals.bytes += fs::file_size(file.path());
-        fs::path binary = fs::path(file.path()).replace_extension(".bin");
-        if (fs::exists(binary)) totals.bytes += fs::file_size(binary);
       }
     }
   }
@@ -275,8 +273,10 @@ TEST(CrashSafety, WritersKilledAtRandomPointsLeaveNothingBadThatAReaderTrusts) {
   for (const auto& file : fs::recursive_directory_iterator(cache)) {
     if (!file.is_regular_file()) continue;
     const fs::path path = file.path();
-    const bool orphan = path.extension() == ".bin" && !fs::exists(fs::path(path).replace_extension(".json"));
-    if (orphan || path.parent_path() == cache / "tmp" || path.parent_path() == cache / "locks") {
+    const bool in_shard = path.parent_path().parent_path().parent_path() == cache;
+    // Format 2 writes neither: a pair there is a leftover.
+    const bool old_format = in_shard && (path.extension() == ".bin" || path.extension() == ".json");
+    if (old_format || path.parent_path() == cache / "tmp" || path.parent_path() == cache / "locks") {
       ++leftovers;
       ADD_FAILURE() << "not reclaimed: " << path;
     }

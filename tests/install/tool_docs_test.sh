@@ -55,7 +55,7 @@ source "$docs/jitcache.bash-completion"
 [[ $(complete_line jitcache ls --s) == "--sort" ]] || fail "no completion for ls --sort"
 [[ $(complete_line jitcache pack cr) == "create" ]] || fail "no completion for pack create"
 [[ " $(complete_line jitcache pack create --ob) " == *" --obfuscate "* ]] || fail "no completion for pack create --obfuscate"
-key=$(basename "$(find "$JITCACHE_DIR" -name '*.bin' | head -1)" .bin)
+key=$(basename "$(find "$JITCACHE_DIR" -name '*.entry' | head -1)" .entry)
 [ -n "$key" ] || fail "the example stored nothing"
 [[ " $(complete_line jitcache show "${key:0:6}") " == *" $key "* ]] || fail "no key completion for show"
 

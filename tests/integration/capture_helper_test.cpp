@@ -23,6 +23,7 @@
 #include <sstream>
 #include <thread>
 
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -87,7 +88,7 @@ class CaptureHelper : public ::testing::Test {
     CachedRun ran = run_app(example(), std::move(extra));
     EXPECT_EQ(ran.result.exit_code, 0) << ran.result.err;
     EXPECT_EQ(ran.result.out, plain.out);
-    EXPECT_EQ(entry_binaries(cache).size(), 0u);
+    EXPECT_EQ(entry_files(cache).size(), 0u);
     return ran;
   }
 
@@ -99,7 +100,7 @@ class CaptureHelper : public ::testing::Test {
     EXPECT_EQ(again.result.out, plain.out);
     EXPECT_EQ(again.verdicts["miss"], 2) << "a miss, not a stored entry the driver refused";
     EXPECT_EQ(counter("stale_rejected"), 0);
-    EXPECT_EQ(entry_binaries(cache).size(), 2u);
+    EXPECT_EQ(entry_files(cache).size(), 2u);
     CachedRun warm_run = run_app(example());
     EXPECT_EQ(warm_run.result.out, plain.out);
     EXPECT_EQ(warm_run.verdicts["hit"], 2);
@@ -173,7 +174,7 @@ TEST_F(CaptureHelper, ByDefaultTheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllH
   EXPECT_EQ(counter("misses"), 2);
   EXPECT_EQ(counter("captured_by_helper"), 2);
   EXPECT_EQ(counter("stores"), 2);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 
   CachedRun second = run_app(example());
   expect_success(second.result);
@@ -225,14 +226,14 @@ TEST_F(CaptureHelper, WhenTheAppExitsEveryKeyItMissedIsInFlightAndNoneIsLocked) 
   wait_until_paused();
   EXPECT_EQ(in_flight(), 2);
   EXPECT_EQ(held_locks(), 0);
-  EXPECT_EQ(entry_binaries(cache).size(), 0u);
+  EXPECT_EQ(entry_files(cache).size(), 0u);
   RunResult stats = run({JITCACHE_TOOL, "stats", "--json", "--dir", cache.string()});
   EXPECT_EQ(nlohmann::json::parse(stats.out)["store"]["captures_in_flight"], 2) << stats.out;
   open_gate();
   RunResult waited = run({JITCACHE_TOOL, "wait", "--json", "--dir", cache.string()}, unwaited());
   EXPECT_EQ(waited.exit_code, 0) << waited.err;
   EXPECT_EQ(nlohmann::json::parse(waited.out)["in_flight"], 0) << waited.out;
-  EXPECT_EQ(entry_binaries(cache).size(), 2u) << "`jitcache wait` returned before the helper stored both";
+  EXPECT_EQ(entry_files(cache).size(), 2u) << "`jitcache wait` returned before the helper stored both";
   CachedRun second = run_app(example(), {}, false);
   expect_success(second.result);
   EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
@@ -272,9 +273,9 @@ TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaitin
                                                            {"POCL_CACHE_DIR", (tmp / "pocl-shared").string()}};
   CachedRun first = run_app(example(), pocl_cache_on);
   expect_success(first.result);
-  ASSERT_EQ(entry_binaries(cache).size(), 2u);
+  ASSERT_EQ(entry_files(cache).size(), 2u);
   std::vector<int> held;
-  for (const fs::path& binary : entry_binaries(cache)) {
+  for (const fs::path& binary : entry_files(cache)) {
     const std::string key = binary.stem().string();
     for (const char* kind : {".capture", ".lock"}) {
       const int fd = ::open((cache / "locks" / (key + kind)).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -283,7 +284,6 @@ TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaitin
       held.push_back(fd);
     }
     fs::remove(binary);
-    fs::remove(fs::path(binary).replace_extension(".json"));
   }
   fs::remove(cache / "size");
   // Read without waiting for captures in flight: the test holds their markers until its end.
@@ -320,10 +320,7 @@ TEST_F(CaptureHelper, WithPoclsOwnCacheOnARunRebuildsAKeyInFlightInsteadOfWaitin
 // hands both keys over, traces both, and its exit waits for nothing.
 TEST_F(CaptureHelper, AHandOverTakesNoStoreLockSoAStarvedHelperCannotLoseIt) {
   expect_success(run_app(example(), {{"JITCACHE_CAPTURE", "build"}}, false).result);  // makes the store
-  for (const fs::path& binary : entry_binaries(cache)) {
-    fs::remove(binary);
-    fs::remove(fs::path(binary).replace_extension(".json"));
-  }
+  for (const fs::path& file : entry_files(cache)) fs::remove(file);
   fs::remove(cache / "size");
   const int size_lock = ::open((cache / "size.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   ASSERT_GE(size_lock, 0);
@@ -338,7 +335,7 @@ TEST_F(CaptureHelper, AHandOverTakesNoStoreLockSoAStarvedHelperCannotLoseIt) {
   ::close(size_lock);
   open_gate();
   wait_for_captures(cache);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 }
 
 // `pack create` right after a run holds every program the run built: it waits for the captures in
@@ -364,15 +361,14 @@ TEST_F(CaptureHelper, APackMadeRightAfterARunHoldsEveryProgram) {
 // the driver rejected the binary, the app rebuilt it and handed it over: in flight, then stored.
 TEST_F(CaptureHelper, AKeyRebuiltAfterTheDriverRefusedItsEntryIsCapturedAgain) {
   expect_success(run_app(example()).result);
-  ASSERT_EQ(entry_binaries(cache).size(), 2u);
+  ASSERT_EQ(entry_files(cache).size(), 2u);
   fs::remove(cache / "size");  // the sidecars change size: the next writer rescans
   // An entry without its answers record is refused at the hit (a malformed record is found only
   // when the app asks a recorded query, which this app does not).
-  for (const fs::path& binary : entry_binaries(cache)) {
-    const fs::path sidecar = fs::path(binary).replace_extension(".json");
-    nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
-    meta.erase("answers");
-    write_text(sidecar, meta.dump());
+  for (const fs::path& file : entry_files(cache)) {
+    StoredEntry entry = read_entry(file);
+    entry.sidecar.erase("answers");
+    rewrite_entry(file, entry.sidecar.dump(), entry.binary);
   }
   CachedRun stale = run_app(example(), pausing_helpers(), false);
   expect_success(stale.result);
@@ -428,8 +424,8 @@ TEST_F(CaptureHelper, AHelperBuildsTheBinaryTheAppBuilds) {
   // The entry of the example's second program (integer_ops.cl, one kernel): a later compile both
   // in the app and in the helper, whose worker builds a warm-up kernel before its first program.
   auto second_program = [](const fs::path& root) {
-    for (const fs::path& binary : entry_binaries(root)) {
-      nlohmann::json meta = nlohmann::json::parse(read_text(fs::path(binary).replace_extension(".json")));
+    for (const fs::path& binary : entry_files(root)) {
+      const nlohmann::json meta = read_entry(binary).sidecar;
       if (meta["kernel_names"].size() == 1) return binary;
     }
     return fs::path();
@@ -445,11 +441,11 @@ TEST_F(CaptureHelper, AHelperBuildsTheBinaryTheAppBuilds) {
     entries[capture] = second_program(root);
     ASSERT_FALSE(entries[capture].empty()) << capture;
   }
-  nlohmann::json app_meta = nlohmann::json::parse(read_text(fs::path(entries["build"]).replace_extension(".json")));
-  nlohmann::json helper_meta = nlohmann::json::parse(read_text(fs::path(entries["auto"]).replace_extension(".json")));
+  nlohmann::json app_meta = read_entry(entries["build"]).sidecar;
+  nlohmann::json helper_meta = read_entry(entries["auto"]).sidecar;
   EXPECT_EQ(fs::path(helper_meta.value("created_by", "")).filename(), "jitcache") << "built by a helper";
   EXPECT_EQ(entries["build"].filename(), entries["auto"].filename()) << "one key";
-  const std::string app_binary = read_text(entries["build"]), helper_binary = read_text(entries["auto"]);
+  const std::string app_binary = read_entry(entries["build"]).binary, helper_binary = read_entry(entries["auto"]).binary;
   ASSERT_EQ(app_binary.size(), helper_binary.size());
   std::size_t differing = 0;
   for (std::size_t i = 0; i < app_binary.size(); ++i) differing += app_binary[i] != helper_binary[i];
@@ -462,7 +458,7 @@ TEST_F(CaptureHelper, AutoWithoutAHelperBinaryCapturesInTheApp) {
   expect_success(first.result);
   EXPECT_EQ(first.verdicts["miss"], 2);
   EXPECT_EQ(captured_outside(first), 0);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
   CachedRun second = run_app(example(), no_helper);
   expect_success(second.result);
   EXPECT_EQ(second.result.out, first.result.out);
@@ -528,7 +524,7 @@ TEST_F(CaptureHelper, WithHelperStartAtExitNoneStartsBeforeTheAppExits) {
   expect_success(first.result);
   EXPECT_EQ(counter("capture_helper_at_exit"), 2);
   EXPECT_EQ(counter("capture_helper_started"), 2);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 }
 
 TEST_F(CaptureHelper, AHelperKilledMidBuildCostsOnlyItsEntry) {
@@ -582,7 +578,7 @@ TEST_F(CaptureHelper, WithStoreInputsOffTheAppCapturesInline) {
   CachedRun first = run_app(example(), {{"JITCACHE_STORE_INPUTS", "0"}});
   expect_success(first.result);
   EXPECT_EQ(counter("capture_helper_started"), 0);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 }
 
 // A helper starts while its app runs; the app may remove the cache directory meanwhile (an
@@ -622,7 +618,7 @@ TEST_F(CaptureHelper, ARelativeCacheDirectoryStaysTheOneTheAppStartedIn) {
     return count_verdicts(read_traces(traces));
   };
   run_moving("1");
-  EXPECT_EQ(entry_binaries(started_in).size(), 2u);
+  EXPECT_EQ(entry_files(started_in).size(), 2u);
   EXPECT_FALSE(fs::exists(tmp / "elsewhere" / "relative-cache"));
   EXPECT_EQ(run_moving("2")["hit"], 2);
   EXPECT_FALSE(fs::exists(tmp / "elsewhere" / "relative-cache"));
@@ -658,7 +654,7 @@ TEST_F(CaptureHelper, AProgramPlantedWhereABuildTreeInTmpLooksForItsHelperNeverR
   EXPECT_EQ(occurrences(first.result.err, "jitcache: warning"), 1) << first.result.err;
   EXPECT_EQ(occurrences(first.result.err, "capture helper refused: " + planted.string()), 1) << first.result.err;
   EXPECT_EQ(captured_outside(first), 0);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);  // captured in the app, as without a helper
+  EXPECT_EQ(entry_files(cache).size(), 2u);  // captured in the app, as without a helper
 }
 
 // A relative JITCACHE_HELPER was resolved against the app's working directory, silently.
@@ -671,7 +667,7 @@ TEST_F(CaptureHelper, ARelativeHelperPathIsRefusedWithOneWarning) {
   EXPECT_EQ(occurrences(first.result.err, "jitcache: warning"), 1) << first.result.err;
   EXPECT_EQ(occurrences(first.result.err, relative + " is not an absolute path"), 1) << first.result.err;
   EXPECT_EQ(captured_outside(first), 0);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 }
 
 // The helper gets descriptors 0-2 on /dev/null and its socket as 3, nothing else of the app's;
@@ -694,7 +690,7 @@ TEST_F(CaptureHelper, TheHelperGetsOnlyItsSocketAndACleanedEnvironment) {
   ::close(app_file);
   expect_success(first.result);
   EXPECT_EQ(captured_outside(first), 2) << first.result.err;
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 
   const std::string seen = read_text(env);
   EXPECT_EQ(seen.find("AWS_SECRET_ACCESS_KEY"), std::string::npos) << seen;

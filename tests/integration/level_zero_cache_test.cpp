@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hashing/digest.hpp"
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -77,18 +78,16 @@ class LevelZeroCache : public ::testing::Test {
     return report;
   }
 
-  // Replaces every stored binary with `make(old binary)` and fixes the sidecar's checksum, so the
-  // store trusts the entry and only the driver can refuse it.
+  // Replaces every stored binary with `make(old binary)` and fixes the sidecar's and the entry
+  // file's checksums, so the store trusts the entry and only the driver can refuse it.
   template <typename Make>
   void rewrite_entries(Make make) {
-    for (const fs::path& binary : entry_binaries(cache)) {
-      std::string bytes = make(read_text(binary));
-      write_text(binary, bytes);
-      fs::path sidecar = fs::path(binary).replace_extension(".json");
-      nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
-      meta["binary_size"] = bytes.size();
-      meta["binary_xxh3_64"] = hex64(xxh3_64(bytes));
-      write_text(sidecar, meta.dump());
+    for (const fs::path& file : entry_files(cache)) {
+      StoredEntry entry = read_entry(file);
+      std::string bytes = make(entry.binary);
+      entry.sidecar["binary_size"] = bytes.size();
+      entry.sidecar["binary_xxh3_64"] = hex64(xxh3_64(bytes));
+      rewrite_entry(file, entry.sidecar.dump(), bytes);
     }
   }
 };
@@ -113,9 +112,9 @@ TEST_F(LevelZeroCache, FirstRunCompilesAndStoresSecondRunCompilesNothing) {
   EXPECT_EQ(first.result.out, plain.out);
   EXPECT_EQ(first.compiles, 1);
   EXPECT_EQ(first.verdicts["miss"], 1);
-  std::vector<fs::path> entries = entry_binaries(cache);
+  std::vector<fs::path> entries = entry_files(cache);
   ASSERT_EQ(entries.size(), 1u);
-  nlohmann::json sidecar = nlohmann::json::parse(read_text(fs::path(entries[0]).replace_extension(".json")));
+  nlohmann::json sidecar = read_entry(entries[0]).sidecar;
   EXPECT_EQ(sidecar["api"], "level_zero");
   EXPECT_EQ(sidecar["kind"], "il");
   EXPECT_EQ(sidecar["kernel_names"], (std::vector<std::string>{"scale_ints", "add_offset", "dot_partial"}));
@@ -259,7 +258,7 @@ TEST_F(LevelZeroCache, DriverUpgradeMissesThroughTheKey) {
   expect_success(upgraded.result);
   EXPECT_EQ(upgraded.compiles, 1);
   EXPECT_EQ(upgraded.verdicts["miss"], 1);  // a new key, not a stale entry the driver refused
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 }
 
 // `jitcache warm` replays the recorded module (SPIR-V, build flags, specialization constants)
@@ -302,7 +301,7 @@ TEST_F(LevelZeroCache, WarmAfterADriverUpgradeMakesTheNextRunAllHits) {
 // the next warm stores it, and the app then compiles nothing.
 TEST_F(LevelZeroCache, AWarmWhoseNativeBinaryDoesNotLoadBackStoresNothing) {
   expect_success(run_cached().result);
-  ASSERT_EQ(entry_binaries(cache).size(), 1u);
+  ASSERT_EQ(entry_files(cache).size(), 1u);
   const std::map<std::string, std::string> upgrade = {{"JITCACHE_TEST_ZE_DRIVER_VERSION", "1001"}};
   auto broken = upgrade;
   broken["JITCACHE_TEST_REPLAY_BREAKS_BINARY"] = "1";
@@ -312,7 +311,7 @@ TEST_F(LevelZeroCache, AWarmWhoseNativeBinaryDoesNotLoadBackStoresNothing) {
   const std::string reason = report["results"][0]["reason"];
   EXPECT_EQ(reason.rfind("built, but its binary did not load back: zeModuleCreate(ZE_MODULE_FORMAT_NATIVE)", 0), 0u)
       << reason;
-  EXPECT_EQ(entry_binaries(cache).size(), 1u) << "warm stored a binary that did not load back";
+  EXPECT_EQ(entry_files(cache).size(), 1u) << "warm stored a binary that did not load back";
   EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "warm_unloadable"), 1);
 
   EXPECT_EQ(warm_json(upgrade)["built"], 1);
@@ -334,7 +333,7 @@ TEST_F(LevelZeroCache, UnknownExtensionPassesThroughUncachedWithItsReason) {
     ASSERT_EQ(run.traces.size(), 1u);
     EXPECT_NE(run.traces[0]["reason"].get<std::string>().find("pNext"), std::string::npos) << run.traces[0];
   }
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
 }
 
 // A module the driver cannot build: the app gets exactly the driver's error, nothing is stored.
@@ -348,7 +347,7 @@ TEST_F(LevelZeroCache, UnreadableSpirvGetsTheDriversErrorAndStoresNothing) {
   EXPECT_EQ(cached.result.out, plain.out);  // the same build log
   EXPECT_NE(cached.result.err.find("zeModuleCreate failed"), std::string::npos) << cached.result.err;
   EXPECT_EQ(cached.verdicts["uncacheable"], 1);  // its spec constants cannot be sized
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
 }
 
 TEST_F(LevelZeroCache, DisabledCacheCompilesEveryTime) {

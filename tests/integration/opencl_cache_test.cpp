@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "hashing/digest.hpp"
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -63,7 +64,7 @@ TEST_F(OpenClCache, SecondRunHitsEveryBuildWithIdenticalResults) {
   EXPECT_EQ(first.result.out, plain.out);
   EXPECT_EQ(first.verdicts["miss"], 2);
   EXPECT_EQ(first.traces.size(), 2u);
-  EXPECT_EQ(entry_binaries(cache).size(), 2u);
+  EXPECT_EQ(entry_files(cache).size(), 2u);
 
   CachedRun second = run_cached(example());
   expect_success(second.result);
@@ -83,7 +84,7 @@ TEST_F(OpenClCache, SecondRunHitsEveryBuildWithIdenticalResults) {
 // Size of every stored binary, by file name (the key).
 std::map<std::string, std::uintmax_t> binary_sizes(const fs::path& cache_root) {
   std::map<std::string, std::uintmax_t> sizes;
-  for (const auto& binary : entry_binaries(cache_root)) sizes[binary.filename().string()] = fs::file_size(binary);
+  for (const auto& file : entry_files(cache_root)) sizes[file.filename().string()] = read_entry(file).binary.size();
   return sizes;
 }
 
@@ -138,7 +139,7 @@ TEST_F(OpenClCache, SameProgramBuiltWithTwoOptionSetsKeepsTwoCorrectEntries) {
   CachedRun first = run_cached(args);
   expect_success(first.result);
   EXPECT_EQ(first.verdicts["miss"], 3);
-  EXPECT_EQ(entry_binaries(cache).size(), 3u);
+  EXPECT_EQ(entry_files(cache).size(), 3u);
 
   CachedRun second = run_cached(args);
   expect_success(second.result);
@@ -194,16 +195,16 @@ TEST_F(OpenClCache, SourceUsingTheTimeIsBuiltEveryTime) {
     EXPECT_EQ(cached.verdicts["uncacheable"], 1);
     EXPECT_EQ(cached.verdicts[run == 0 ? "miss" : "hit"], 1);  // vector_math
   }
-  EXPECT_EQ(entry_binaries(cache).size(), 1u);
+  EXPECT_EQ(entry_files(cache).size(), 1u);
 }
 
 TEST_F(OpenClCache, CorruptedBinaryIsDetectedAndReplaced) {
   RunResult plain = run_plain(example());
   expect_success(run_cached(example()).result);
-  for (const fs::path& binary : entry_binaries(cache)) {
-    std::string bytes = read_text(binary);
-    bytes[bytes.size() / 2] ^= 0x5a;
-    write_text(binary, bytes);
+  for (const fs::path& file : entry_files(cache)) {
+    std::string bytes = read_text(file);
+    bytes[bytes.size() - read_entry(file).binary.size() / 2] ^= 0x5a;  // in the binary
+    write_text(file, bytes);
   }
   CachedRun corrupted = run_cached(example());
   expect_success(corrupted.result);
@@ -218,14 +219,12 @@ TEST_F(OpenClCache, BinaryTheDriverRejectsIsDroppedAndRebuilt) {
   expect_success(run_cached(example()).result);
   // A well-formed entry whose binary is not something PoCL can load (as after a driver upgrade
   // that kept the version strings): checksums agree, so only the driver can refuse it.
-  for (const fs::path& binary : entry_binaries(cache)) {
+  for (const fs::path& file : entry_files(cache)) {
     std::string garbage(4096, 'x');
-    write_text(binary, garbage);
-    fs::path sidecar = fs::path(binary).replace_extension(".json");
-    nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
-    meta["binary_size"] = garbage.size();
-    meta["binary_xxh3_64"] = hex64(xxh3_64(garbage));
-    write_text(sidecar, meta.dump());
+    StoredEntry entry = read_entry(file);
+    entry.sidecar["binary_size"] = garbage.size();
+    entry.sidecar["binary_xxh3_64"] = hex64(xxh3_64(garbage));
+    rewrite_entry(file, entry.sidecar.dump(), garbage);
   }
   CachedRun stale = run_cached(example());
   expect_success(stale.result);
@@ -238,7 +237,7 @@ TEST_F(OpenClCache, ReadOnlyModeServesHitsAndStoresNothing) {
   CachedRun cold = run_cached(example(), {{"JITCACHE_READ_ONLY", "1"}});
   expect_success(cold.result);
   EXPECT_EQ(cold.verdicts["miss"], 2);
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
 
   expect_success(run_cached(example()).result);  // populate
   CachedRun warm = run_cached(example(), {{"JITCACHE_READ_ONLY", "1"}});
@@ -262,7 +261,7 @@ TEST_F(OpenClCache, UnwritableCacheDirLeavesTheAppCorrect) {
   CachedRun result = run_cached(example(), {{"POCL_CACHE_DIR", (tmp / "pocl").string()}}, options);
   expect_success(result.result);
   EXPECT_EQ(result.result.out, plain.out);
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
   // One warning at most, never a flood.
   size_t warnings = 0;
   for (size_t at = 0; (at = result.result.err.find("jitcache: warning", at)) != std::string::npos; ++at) ++warnings;
@@ -273,7 +272,7 @@ TEST_F(OpenClCache, DisabledCacheTouchesNothing) {
   CachedRun disabled = run_cached(example(), {{"JITCACHE_DISABLE", "1"}});
   expect_success(disabled.result);
   EXPECT_TRUE(disabled.traces.empty());
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
 }
 
 TEST_F(OpenClCache, ClinfoRunsUnderTheShim) {

@@ -90,7 +90,7 @@ TEST_F(KeyCompleteness, ComputedIncludeTheScanCannotExpandIsUncacheable) {
   EXPECT_EQ(after.verdicts["uncacheable"], 1);
   EXPECT_NE(reasons(after).find("computed #include (#include CFG): `CFG` is defined inside #if"), std::string::npos)
       << reasons(after);
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
 
   // `jitcache explain` names the reason too.
   fs::path trace;
@@ -181,7 +181,7 @@ TEST_F(KeyCompleteness, HeaderChangedDuringTheBuildIsNotStored) {
     EXPECT_EQ(cached.verdicts["uncacheable"], 1) << reasons(cached);
     EXPECT_NE(reasons(cached).find("input changed during the build"), std::string::npos) << reasons(cached);
   }
-  EXPECT_TRUE(entry_binaries(cache).empty());
+  EXPECT_TRUE(entry_files(cache).empty());
 }
 
 }  // namespace

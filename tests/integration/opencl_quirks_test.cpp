@@ -64,7 +64,7 @@ TEST_F(OpenClQuirks, PoclLongKernelNamePassesThroughUncached) {
       EXPECT_EQ(cached.traces[0].value("verdict", ""), "uncacheable");
       EXPECT_NE(cached.traces[0].value("reason", "").find("pocl-long-kernel-name"), std::string::npos);
     }
-    EXPECT_TRUE(entry_binaries(cache).empty());
+    EXPECT_TRUE(entry_files(cache).empty());
   }
 }
 

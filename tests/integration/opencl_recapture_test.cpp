@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -28,7 +29,7 @@ int code_generations(const RunResult& result) {
 // Every entry's binary, by file name.
 std::map<std::string, std::string> entries(const fs::path& root) {
   std::map<std::string, std::string> binaries;
-  for (const fs::path& file : entry_binaries(root)) binaries[file.filename().string()] = read_text(file);
+  for (const fs::path& file : entry_files(root)) binaries[file.filename().string()] = read_text(file);
   return binaries;
 }
 
@@ -63,10 +64,8 @@ struct Runs {
   fs::path cache() const { return tmp / "cache"; }
 };
 
-bool captured_after_use(const fs::path& binary) {
-  fs::path sidecar = binary;
-  sidecar.replace_extension(".json");
-  return nlohmann::json::parse(read_text(sidecar)).value("captured_after_use", false);
+bool captured_after_use(const fs::path& entry_file) {
+  return read_entry(entry_file).sidecar.value("captured_after_use", false);
 }
 
 std::vector<nlohmann::json> refreshes(const CachedRun& run) {
@@ -110,7 +109,7 @@ void expect_one_refresh_then_no_code(Runs& runs, const std::string& refreshed_ki
   const std::map<std::string, std::string> stored_warm = entries(runs.cache());
   ASSERT_EQ(stored_warm.size(), stored_cold.size());  // same keys: replaced in place, nothing added
   int grown = 0;
-  for (const fs::path& binary : entry_binaries(runs.cache())) {
+  for (const fs::path& binary : entry_files(runs.cache())) {
     const std::string name = binary.filename().string();
     ASSERT_TRUE(stored_cold.count(name)) << name;
     if (stored_warm.at(name) == stored_cold.at(name)) continue;  // not refreshed (a compiled object)
@@ -207,7 +206,7 @@ TEST(CaptureAtRelease, LinkedProgramIsStoredAfterUseAndTheWarmRunGeneratesNoCode
   ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
   EXPECT_EQ(cold.count("linked", "miss"), 1);
   int marked = 0;
-  for (const fs::path& binary : entry_binaries(runs.cache())) marked += captured_after_use(binary);
+  for (const fs::path& binary : entry_files(runs.cache())) marked += captured_after_use(binary);
   EXPECT_EQ(marked, 1);  // the linked program; the compiled objects are stored at once
   CachedRun warm = runs.cached("0");
   ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;

@@ -101,7 +101,7 @@ TEST_F(OpenClReliability, FullDiskLeavesTheAppCorrect) {
   Run second = run_cached(app, root);  // nothing half-written may be served (helpers included)
   expect_unaffected(second.result, plain);
   EXPECT_EQ(second.verdicts["hit"], 0);
-  EXPECT_TRUE(entry_binaries(root).empty());
+  EXPECT_TRUE(entry_files(root).empty());
 }
 
 // PoCL frees a program the app released with its last kernel and hands the same handle to the next
@@ -132,7 +132,7 @@ TEST_F(OpenClReliability, ReadOnlyFileSystemServesHitsQuietly) {
   RunResult plain = run_plain(app);
   const fs::path root = tmp / "ro" / "cache";
   expect_unaffected(run_cached(app, root).result, plain);
-  ASSERT_EQ(entry_binaries(root).size(), 2u);
+  ASSERT_EQ(entry_files(root).size(), 2u);
   ASSERT_TRUE(disk.remount_read_only());
   Run warm = run_cached(app, root);
   expect_unaffected(warm.result, plain);
@@ -171,14 +171,11 @@ TEST_F(OpenClReliability, EntriesSwappedBetweenKeysAreNotServed) {
   RunResult plain = run_plain(app);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   expect_unaffected(run_cached(app, cache).result, plain);
-  const std::vector<fs::path> binaries = entry_binaries(cache);
-  ASSERT_EQ(binaries.size(), 2u);
-  auto sidecar_of = [](fs::path binary) { return binary.replace_extension(".json"); };
-  const std::string first_binary = read_text(binaries[0]), first_sidecar = read_text(sidecar_of(binaries[0]));
-  write_text(binaries[0], read_text(binaries[1]));
-  write_text(sidecar_of(binaries[0]), read_text(sidecar_of(binaries[1])));
-  write_text(binaries[1], first_binary);
-  write_text(sidecar_of(binaries[1]), first_sidecar);
+  const std::vector<fs::path> files = entry_files(cache);
+  ASSERT_EQ(files.size(), 2u);
+  const std::string first = read_text(files[0]);
+  write_text(files[0], read_text(files[1]));
+  write_text(files[1], first);
   Run warm = run_cached(app, cache);
   expect_unaffected(warm.result, plain);
   EXPECT_EQ(warm.verdicts["hit"], 0) << warm.result.err;

@@ -127,13 +127,13 @@ TEST_F(Pack, PackServesAnEmptyStoreAllHitsAndTheStoreStaysEmptyUntilImport) {
   EXPECT_EQ(pack_hits(warm), 2) << warm.result.err;
   EXPECT_EQ(warm.verdicts["miss"], 0);
   for (const json& trace : warm.traces) EXPECT_EQ(trace.value("pack", ""), pack.string());
-  EXPECT_TRUE(entry_binaries(fresh).empty());
+  EXPECT_TRUE(entry_files(fresh).empty());
   EXPECT_EQ(counter(fresh, "hits_pack"), 2);
   EXPECT_EQ(counter(fresh, "misses"), 0);
 
   json imported = tool_json(fresh, {"pack", "import", pack.string()});
   EXPECT_EQ(imported["imported"], 2);
-  EXPECT_EQ(entry_binaries(fresh).size(), 2u);
+  EXPECT_EQ(entry_files(fresh).size(), 2u);
   CachedRun from_disk = run_example(fresh);  // no packs now: the imported entries serve
   EXPECT_EQ(from_disk.verdicts["hit"], 2);
 }

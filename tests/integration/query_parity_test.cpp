@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -208,8 +209,8 @@ class QueryParity : public ::testing::Test {
   // The binary sizes of the entries a capture helper stored (their sidecar's created_by is the tool).
   std::set<std::string> helper_sizes() {
     std::set<std::string> sizes;
-    for (const fs::path& binary : entry_binaries(cache)) {
-      nlohmann::json meta = nlohmann::json::parse(read_text(fs::path(binary).replace_extension(".json")), nullptr, false);
+    for (const fs::path& file : entry_files(cache)) {
+      const nlohmann::json meta = read_entry(file).sidecar;
       if (meta.is_object() && fs::path(meta.value("created_by", "")).filename() == "jitcache") {
         sizes.insert(std::to_string(meta.value("binary_size", std::uint64_t{0})));
       }
@@ -229,11 +230,10 @@ class QueryParity : public ::testing::Test {
   template <typename Edit>
   void edit_answers(Edit edit) {
     fs::remove(cache / "size");
-    for (const fs::path& binary : entry_binaries(cache)) {
-      fs::path sidecar = fs::path(binary).replace_extension(".json");
-      nlohmann::json meta = nlohmann::json::parse(read_text(sidecar));
-      edit(meta);
-      write_text(sidecar, meta.dump());
+    for (const fs::path& file : entry_files(cache)) {
+      StoredEntry entry = read_entry(file);
+      edit(entry.sidecar);
+      rewrite_entry(file, entry.sidecar.dump(), entry.binary);
     }
   }
 
@@ -340,7 +340,7 @@ TEST_F(QueryParity, EntriesWithBadRecordedAnswersAreRebuilt) {
       EXPECT_EQ(served_badly.result.exit_code, 0) << served_badly.result.err;
       EXPECT_EQ(served_badly.verdicts["hit"], 1) << kinds(served_badly);
       EXPECT_EQ(occurrences(served_badly.result.err, kDroppedAfterServed), 1u) << served_badly.result.err;
-      EXPECT_TRUE(entry_binaries(cache).empty()) << "the entry was not dropped";
+      EXPECT_TRUE(entry_files(cache).empty()) << "the entry was not dropped";
     }
     CachedRun rebuilt = run_cached(app, {});
     EXPECT_EQ(rebuilt.result.exit_code, 0) << rebuilt.result.err;
@@ -398,7 +398,7 @@ TEST_F(QueryParity, AMalformedRecordFoundAtTheFirstQueryFallsBackToTheDriver) {
     EXPECT_NE(line_starting(served.result.err, query), "") << query << "\n" << served.result.err;
   }
   EXPECT_EQ(occurrences(served.result.err, kDroppedAfterServed), 1u) << served.result.err;
-  EXPECT_TRUE(entry_binaries(cache).empty()) << "the entry was not dropped";
+  EXPECT_TRUE(entry_files(cache).empty()) << "the entry was not dropped";
   // Counted as what it is: a corrupt entry, not a binary the driver refused.
   EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "corrupt_entries"), 1);
   EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "stale_rejected"), 0);

@@ -113,7 +113,7 @@ TEST_F(RemoteCache, MachineBGetsRemoteHitsForWhatMachineACompiled) {
     EXPECT_EQ(trace["remote"]["status"], "ok");
   }
   EXPECT_EQ(counter(stats("b"), "hits_remote"), 2);
-  EXPECT_EQ(entry_binaries(cache("b")).size(), 2u);  // remote hits land on B's disk
+  EXPECT_EQ(entry_files(cache("b")).size(), 2u);  // remote hits land on B's disk
 
   MachineRun b_again = run_on("b", server.url());
   expect_correct(b_again, plain);
@@ -177,7 +177,7 @@ TEST_F(RemoteCache, ServerKilledMidRunLeavesTheAppCorrect) {
   EXPECT_EQ(counter(counters, "remote_errors"), 1);          // costs one failed call ...
   EXPECT_GE(counter(counters, "remote_skipped"), 1);         // ... then the store is skipped (back-off)
   EXPECT_EQ(counter(counters, "remote_stores"), 1);
-  EXPECT_EQ(entry_binaries(cache("a")).size(), 2u);           // the disk tier is unaffected
+  EXPECT_EQ(entry_files(cache("a")).size(), 2u);           // the disk tier is unaffected
   EXPECT_LE(count_warnings(run_result.result.err), 1) << run_result.result.err;
 }
 
@@ -258,7 +258,7 @@ TEST_F(RemoteCache, WrongPasswordMeansUncachedRemoteOneWarningCorrectApp) {
   EXPECT_TRUE(server.keys("*").empty());
   nlohmann::json counters = stats("a");
   EXPECT_EQ(counter(counters, "remote_errors"), 1);  // refused once, then off for the process
-  EXPECT_EQ(entry_binaries(cache("a")).size(), 2u);
+  EXPECT_EQ(entry_files(cache("a")).size(), 2u);
 
   MachineRun right = run_on("b", server.url());
   expect_correct(right, plain);

@@ -235,7 +235,7 @@ TEST_F(RemoteWarm, AnUnsignedRecordOfOtherBytesOrOverTheCapIsRefused) {
     if (reason.find("cap") != std::string::npos) reasons.insert("size");
   }
   EXPECT_EQ(reasons, (std::set<std::string>{"digest", "size"})) << report.dump(2);
-  EXPECT_TRUE(entry_binaries(cache("b")).empty());
+  EXPECT_TRUE(entry_files(cache("b")).empty());
 }
 
 // A Level Zero module (SPIR-V, build flags, spec constants) published by A is warmed on B, whose

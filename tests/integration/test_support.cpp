@@ -212,16 +212,16 @@ CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& opt
   return cached;
 }
 
-std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root) {
-  std::vector<std::filesystem::path> binaries;
+std::vector<std::filesystem::path> entry_files(const std::filesystem::path& cache_root) {
+  std::vector<std::filesystem::path> files;
   std::error_code ec;
   for (auto it = std::filesystem::recursive_directory_iterator(cache_root, ec);
        it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (it->path().extension() == ".bin" && it->path().parent_path().parent_path().parent_path() == cache_root) {
-      binaries.push_back(it->path());
+    if (it->path().extension() == ".entry" && it->path().parent_path().parent_path().parent_path() == cache_root) {
+      files.push_back(it->path());
     }
   }
-  return binaries;
+  return files;
 }
 
 std::int64_t stats_counter(const std::filesystem::path& tool, const std::filesystem::path& cache_root,

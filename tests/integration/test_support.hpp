@@ -81,7 +81,7 @@ struct CachedRun {
 };
 CachedRun run_traced(const std::vector<std::string>& argv, const RunOptions& options,
                      const std::filesystem::path& trace_dir);
-std::vector<std::filesystem::path> entry_binaries(const std::filesystem::path& cache_root);  // every <key>.bin
+std::vector<std::filesystem::path> entry_files(const std::filesystem::path& cache_root);  // every <key>.entry
 // `tool stats --json`'s counter `name` for the cache at `cache_root` (0 when it has none).
 std::int64_t stats_counter(const std::filesystem::path& tool, const std::filesystem::path& cache_root,
                            const std::string& name);

@@ -8,6 +8,7 @@
 
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
+#include "entry_files.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -119,19 +120,20 @@ TEST_F(ToolCli, RunThenExactStatsListShowVerifyEvictClear) {
   EXPECT_NE(human.out.find("2 entries"), std::string::npos) << human.out;
 
   // show: readable sidecar, and the binary extracted byte for byte.
-  const fs::path binary = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".bin");
+  const fs::path file = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".entry");
   RunResult shown = tool({"show", key.substr(0, 8), "--extract", (tmp / "out.bin").string()});
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
-  EXPECT_EQ(read_text(tmp / "out.bin"), read_text(binary));
+  ASSERT_FALSE(read_entry(file).binary.empty());
+  EXPECT_EQ(read_text(tmp / "out.bin"), read_entry(file).binary);
   shown = tool({"show", key.substr(0, 8)});
   EXPECT_NE(shown.out.find("Key components"), std::string::npos) << shown.out;
   EXPECT_EQ(tool({"show", "zzzz"}).exit_code, 1);
 
   // verify: sound, then one corrupted byte is found, then quarantined.
   EXPECT_EQ(tool_json({"verify"})["ok"], true);
-  std::string bytes = read_text(binary);
-  bytes[bytes.size() / 2] ^= 0x5a;
-  write_text(binary, bytes);
+  std::string bytes = read_text(file);
+  bytes[bytes.size() - 10] ^= 0x5a;  // in the binary
+  write_text(file, bytes);
   json verdict = tool_json({"verify"}, 1);
   EXPECT_EQ(verdict["ok"], false);
   ASSERT_EQ(verdict["problems"].size(), 1u);
@@ -149,6 +151,25 @@ TEST_F(ToolCli, RunThenExactStatsListShowVerifyEvictClear) {
   EXPECT_EQ(tool_json({"clear"})["removed_entries"], 2);
   EXPECT_EQ(tool_json({"ls"})["entries"].size(), 0u);
   EXPECT_EQ(tool({"evict"}).exit_code, 2);  // neither limit given: usage error
+}
+
+// Long commands draw a progress line on a terminal (a pty from script(1)) and nothing extra when
+// their output is piped.
+TEST_F(ToolCli, LongCommandsShowProgressOnATerminalOnly) {
+  run_example();
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"verify"}, {"ls"}, {"evict", "--max-size", "1G"}}) {
+    const RunResult piped = tool(command);
+    EXPECT_EQ(piped.err.find('\r'), std::string::npos) << command[0] << ": " << piped.err;
+    std::string line = std::string(JITCACHE_TOOL) + " --dir " + cache.string();
+    for (const std::string& word : command) line += " " + word;
+    RunOptions options;
+    options.unset = {"LD_PRELOAD", "JITCACHE_DIR"};
+    const RunResult on_tty = run({"/usr/bin/script", "-qec", line, "/dev/null"}, options);
+    EXPECT_EQ(on_tty.exit_code, 0) << on_tty.out << on_tty.err;
+    EXPECT_NE(on_tty.out.find(command[0] == "ls" ? "\r\033[K  listing" : "\r\033[K  scanning"), std::string::npos)
+        << command[0] << ": " << on_tty.out;
+  }
 }
 
 TEST_F(ToolCli, ExplainNamesOptionsHeaderAndEnvironmentChanges) {
@@ -306,7 +327,8 @@ TEST_F(ToolCli, DeeplyNestedSidecarAndTraceAreRejectedNotACrash) {
   ASSERT_EQ(listing["entries"].size(), 2u);
   const std::string key = listing["entries"][0]["key"];
   const std::string deep = std::string(1'000'000, '[') + std::string(1'000'000, ']');
-  write_text(cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".json"), deep);
+  const fs::path file = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".entry");
+  rewrite_entry(file, deep, read_entry(file).binary);
   const fs::path trace = tmp / "deep-trace.json";
   write_text(trace, "{\"verdict\":\"miss\",\"components\":" + deep + "}");
   for (const std::vector<std::string>& command : {std::vector<std::string>{"ls"}, {"show", key.substr(0, 8)}, {"verify"},
@@ -364,7 +386,7 @@ TEST_F(ToolCli, SecretsAreNeverShownOrRecorded) {
     env["JITCACHE_REMOTE_CONNECT_TIMEOUT_MS"] = "20";
     run_example({}, env);
   }
-  ASSERT_FALSE(entry_binaries(cache).empty());
+  ASSERT_FALSE(entry_files(cache).empty());
   std::size_t files = 0;
   for (const auto& item : fs::recursive_directory_iterator(cache)) {
     if (!item.is_regular_file() || item.path().extension() == ".bin") continue;

@@ -108,7 +108,7 @@ TEST_F(WarmReplay, ARebuiltBinaryThatDoesNotLoadBackIsNotStoredAndReportedFailed
   CachedRun first = run_app(example());
   expect_success(first.result);
   ASSERT_EQ(first.verdicts["miss"], 2);
-  ASSERT_EQ(entry_binaries(cache).size(), 2u);  // the old driver's
+  ASSERT_EQ(entry_files(cache).size(), 2u);  // the old driver's
 
   const auto upgrade = upgraded_driver();
   auto broken = upgrade;
@@ -123,7 +123,7 @@ TEST_F(WarmReplay, ARebuiltBinaryThatDoesNotLoadBackIsNotStoredAndReportedFailed
     EXPECT_EQ(row["outcome"], "failed") << row.dump();
     EXPECT_EQ(row["reason"].get<std::string>().rfind("built, but its binary did not load back: ", 0), 0u) << row.dump();
   }
-  EXPECT_EQ(entry_binaries(cache).size(), 2u) << "warm stored a binary that did not load back";
+  EXPECT_EQ(entry_files(cache).size(), 2u) << "warm stored a binary that did not load back";
   EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "warm_unloadable"), 2);
   EXPECT_EQ(stats_counter(JITCACHE_TOOL, cache, "capture_helper_unloadable"), 0);
   std::vector<nlohmann::json> traces = read_traces(tmp / "traces-broken-warm");

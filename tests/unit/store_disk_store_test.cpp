@@ -20,6 +20,7 @@
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
 #include "store/size_ledger.hpp"
+#include "tests/unit/store_entry_files.hpp"
 
 namespace jitcache {
 namespace {
@@ -81,21 +82,26 @@ std::vector<fs::path> files_in(const fs::path& dir) {
   return files;
 }
 
-// The truth, computed without any store code: committed = <k0k1>/<k2k3>/<key>.json exists.
+// The truth, computed without any store code: committed = <k0k1>/<k2k3>/<key>.entry or (format 1)
+// <key>.json exists; its bytes are those of every file at the key's names.
 SizeInfo independent_scan(const fs::path& root) {
-  static const std::regex sidecar_name("[0-9a-f]{32}\\.json");
+  static const std::regex commit_name("[0-9a-f]{32}\\.(entry|json)");
+  std::set<fs::path> counted;
   SizeInfo totals;
   for (const auto& outer : fs::directory_iterator(root)) {
     if (!outer.is_directory() || outer.path().filename().string().size() != 2) continue;
     for (const auto& inner : fs::directory_iterator(outer.path())) {
       if (!inner.is_directory()) continue;
       for (const auto& file : fs::directory_iterator(inner.path())) {
-        if (!std::regex_match(file.path().filename().string(), sidecar_name)) continue;
+        if (!std::regex_match(file.path().filename().string(), commit_name)) continue;
+        const fs::path stem = inner.path() / file.path().stem();
+        if (!counted.insert(stem).second) continue;
         totals.entries += 1;
-        totals.bytes += fs::file_size(file.path());
-        fs::path binary = file.path();
-        binary.replace_extension(".bin");
-        if (fs::exists(binary)) totals.bytes += fs::file_size(binary);
+        for (const char* extension : {".entry", ".json", ".bin"}) {
+          fs::path name = stem;
+          name += extension;
+          if (fs::exists(name)) totals.bytes += fs::file_size(name);
+        }
       }
     }
   }
@@ -135,8 +141,11 @@ class DiskStoreTest : public ::testing::Test {
   }
 
   // Bytes one entry made of binary_of(n, binary_size) + sidecar_of(n) occupies, measured.
-  std::uint64_t entry_bytes(const Digest128& key) const {
-    return fs::file_size(entry_file(key, ".json")) + fs::file_size(entry_file(key, ".bin"));
+  std::uint64_t entry_bytes(const Digest128& key) const { return fs::file_size(entry_file(key, ".entry")); }
+
+  // An entry as an older jitcache (store format 1) left it.
+  void save_format1(const Digest128& key, const std::string& binary, const nlohmann::json& sidecar) const {
+    store_test::write_format1_entry(root_, key, binary, sidecar);
   }
 
   fs::path scratch_;
@@ -205,11 +214,17 @@ TEST_F(DiskStoreTest, SaveThenLoadRoundTripsInTheDocumentedLayout) {
   const SaveResult saved = store->save(key, binary, sidecar_of(1));
   ASSERT_EQ(saved.status, SaveStatus::stored) << saved.reason;
 
-  EXPECT_TRUE(fs::is_regular_file(entry_file(key, ".bin")));
-  EXPECT_TRUE(fs::is_regular_file(entry_file(key, ".json")));
-  EXPECT_EQ(read_text(entry_file(key, ".bin")), binary);
-  EXPECT_EQ(mode_of(entry_file(key, ".bin").parent_path()), 0700u);
-  EXPECT_EQ(mode_of(entry_file(key, ".bin").parent_path().parent_path()), 0700u);
+  // One file: header, sidecar, binary.
+  EXPECT_TRUE(fs::is_regular_file(entry_file(key, ".entry")));
+  EXPECT_FALSE(fs::exists(entry_file(key, ".bin")));
+  EXPECT_FALSE(fs::exists(entry_file(key, ".json")));
+  const std::string file = read_text(entry_file(key, ".entry"));
+  EXPECT_EQ(file.substr(0, 8), "jcentry2");
+  EXPECT_EQ(file.substr(file.size() - binary.size()), binary);
+  EXPECT_EQ(mode_of(entry_file(key, ".entry")), 0600u);
+  EXPECT_EQ(mode_of(entry_file(key, ".entry").parent_path()), 0700u);
+  EXPECT_EQ(mode_of(entry_file(key, ".entry").parent_path().parent_path()), 0700u);
+  EXPECT_EQ(read_text(root_ / "format"), "jitcache-store-format 2\n");
   EXPECT_TRUE(files_in(root_ / "tmp").empty()) << "temp files must be renamed away";
 
   const LoadResult loaded = store->load(key);
@@ -253,9 +268,7 @@ TEST_F(DiskStoreTest, AHitCanLeaveTheComponentsUnparsedAndTheToolsGetThemWhole) 
   EXPECT_FALSE(whole.answers);
 
   // Left out of the parse or not, a binary that is not the one the sidecar describes is not served.
-  std::string flipped = binary;
-  flipped[10] ^= 1;
-  write_text(entry_file(key, ".bin"), flipped);
+  store_test::flip_byte(entry_file(key, ".entry"), store_test::binary_offset(entry_file(key, ".entry")) + 10);
   EXPECT_EQ(store->load(key, /*whole_sidecar=*/false).status, LoadStatus::corrupt);
 }
 
@@ -269,7 +282,7 @@ TEST_F(DiskStoreTest, BinaryWithoutSidecarIsAMissAndIsLeftAlone) {
   EXPECT_TRUE(same_size(store->size(), {0, 0}));
 
   ASSERT_EQ(store->save(key_of(4), binary_of(4, 100), sidecar_of(4)).status, SaveStatus::stored);
-  fs::remove(entry_file(key_of(4), ".json"));  // uncommitted by hand
+  fs::remove(entry_file(key_of(4), ".entry"));  // removed by hand
   EXPECT_EQ(store->load(key_of(4)).status, LoadStatus::miss);
 }
 
@@ -277,6 +290,25 @@ TEST_F(DiskStoreTest, FlippedByteIsCorruptQuarantinedAndThenAMiss) {
   auto store = open_store();
   const Digest128 key = key_of(5);
   ASSERT_EQ(store->save(key, binary_of(5, 4096), sidecar_of(5)).status, SaveStatus::stored);
+  const fs::path file = entry_file(key, ".entry");
+  store_test::flip_byte(file, store_test::binary_offset(file) + 1234);
+  const LoadResult loaded = store->load(key);
+  EXPECT_EQ(loaded.status, LoadStatus::corrupt);
+  EXPECT_NE(loaded.reason.find("binary checksum"), std::string::npos) << loaded.reason;
+  EXPECT_TRUE(loaded.binary.empty());
+  EXPECT_FALSE(fs::exists(file));
+  std::set<std::string> kept;
+  for (const auto& path : files_in(root_ / "quarantine")) kept.insert(path.extension().string());
+  EXPECT_EQ(kept, (std::set<std::string>{".entry", ".reason"}));
+  EXPECT_EQ(store->load(key).status, LoadStatus::miss);
+  EXPECT_TRUE(same_size(store->size(), {0, 0}));
+}
+
+// What an older jitcache stored is checked as before: its sidecar against its binary.
+TEST_F(DiskStoreTest, Format1FlippedByteIsCorruptQuarantinedAndThenAMiss) {
+  auto store = open_store();
+  const Digest128 key = key_of(5);
+  save_format1(key, binary_of(5, 4096), sidecar_of(5));
   {
     std::fstream file(entry_file(key, ".bin"), std::ios::in | std::ios::out | std::ios::binary);
     file.seekp(1234);
@@ -300,22 +332,67 @@ TEST_F(DiskStoreTest, FlippedByteIsCorruptQuarantinedAndThenAMiss) {
   EXPECT_TRUE(same_size(store->size(), {0, 0}));
 }
 
-TEST_F(DiskStoreTest, TruncatedSidecarIsCorruptAndQuarantined) {
-  auto store = open_store();
-  const Digest128 key = key_of(6);
-  ASSERT_EQ(store->save(key, binary_of(6, 500), sidecar_of(6)).status, SaveStatus::stored);
-  const std::string text = read_text(entry_file(key, ".json"));
-  write_text(entry_file(key, ".json"), text.substr(0, text.size() / 2));
-
-  const LoadResult loaded = store->load(key);
-  EXPECT_EQ(loaded.status, LoadStatus::corrupt);
-  EXPECT_NE(loaded.reason.find("not valid JSON"), std::string::npos) << loaded.reason;
-  EXPECT_FALSE(fs::exists(entry_file(key, ".json")));
-  EXPECT_EQ(files_in(root_ / "quarantine").size(), 3u);
-  EXPECT_EQ(store->load(key).status, LoadStatus::miss);
+// An entry file cut in half, and a format 1 sidecar cut in half: corrupt, quarantined (with the
+// reason), then a miss.
+TEST_F(DiskStoreTest, TruncatedCommitFileIsCorruptAndQuarantined) {
+  struct Case {
+    const char* cut;
+    const char* reason;
+    std::size_t quarantined;  // files, the reason note included
+  };
+  std::uint64_t n = 0;
+  for (const Case& c : {Case{".entry", "its header says", 2}, Case{".json", "not valid JSON", 3}}) {
+    auto store = open_store();
+    const Digest128 key = key_of(++n);
+    if (c.cut == std::string(".entry")) {
+      ASSERT_EQ(store->save(key, binary_of(n, 500), sidecar_of(n)).status, SaveStatus::stored);
+    } else {
+      save_format1(key, binary_of(n, 500), sidecar_of(n));
+    }
+    const std::string text = read_text(entry_file(key, c.cut));
+    write_text(entry_file(key, c.cut), text.substr(0, text.size() / 2));
+    const LoadResult loaded = store->load(key);
+    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.cut;
+    EXPECT_NE(loaded.reason.find(c.reason), std::string::npos) << loaded.reason;
+    EXPECT_FALSE(fs::exists(entry_file(key, c.cut)));
+    EXPECT_EQ(files_in(root_ / "quarantine").size(), c.quarantined) << c.cut;
+    EXPECT_EQ(store->load(key).status, LoadStatus::miss);
+    fs::remove_all(root_ / "quarantine");
+  }
 }
 
-TEST_F(DiskStoreTest, OtherDamageIsCorrupt) {
+// Damage to a format 2 entry file, each caught by its own check.
+TEST_F(DiskStoreTest, DamagedEntryFilesAreCorrupt) {
+  auto store = open_store();
+  struct Case {
+    const char* what;
+    std::function<void(const fs::path&)> damage;
+    const char* reason;
+  };
+  const std::size_t sidecar_byte = store_detail::kEntryHeaderBytes + 3;
+  const std::vector<Case> cases = {
+      {"shorter than a header", [&](const fs::path& f) { write_text(f, "jcentry2"); }, "shorter than its header"},
+      {"another magic", [&](const fs::path& f) { store_test::flip_byte(f, 0); }, "does not start with"},
+      {"header damaged", [&](const fs::path& f) { store_test::flip_byte(f, 20); }, "header checksum"},
+      {"sidecar damaged", [&](const fs::path& f) { store_test::flip_byte(f, sidecar_byte); }, "sidecar checksum"},
+      {"binary longer", [&](const fs::path& f) { std::ofstream(f, std::ios::app | std::ios::binary) << 'x'; },
+       "its header says"},
+  };
+  std::uint64_t n = 200;
+  for (const auto& c : cases) {
+    const Digest128 key = key_of(++n);
+    ASSERT_EQ(store->save(key, binary_of(n, 300), sidecar_of(n)).status, SaveStatus::stored);
+    c.damage(entry_file(key, ".entry"));
+    const LoadResult loaded = store->load(key);
+    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.what;
+    EXPECT_NE(loaded.reason.find(c.reason), std::string::npos) << c.what << ": " << loaded.reason;
+    EXPECT_EQ(store->load(key).status, LoadStatus::miss) << c.what;
+  }
+  EXPECT_TRUE(same_size(store->size(), {0, 0}));
+  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+}
+
+TEST_F(DiskStoreTest, Format1OtherDamageIsCorrupt) {
   auto store = open_store();
   struct Case {
     const char* what;
@@ -338,7 +415,7 @@ TEST_F(DiskStoreTest, OtherDamageIsCorrupt) {
   std::uint64_t n = 100;
   for (const auto& c : cases) {
     const Digest128 key = key_of(++n);
-    ASSERT_EQ(store->save(key, binary_of(n, 300), sidecar_of(n)).status, SaveStatus::stored);
+    save_format1(key, binary_of(n, 300), sidecar_of(n));
     c.damage(key);
     const LoadResult loaded = store->load(key);
     EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.what;
@@ -349,19 +426,19 @@ TEST_F(DiskStoreTest, OtherDamageIsCorrupt) {
   EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
 }
 
-TEST_F(DiskStoreTest, HitTouchesTheSidecarMtime) {
+TEST_F(DiskStoreTest, HitTouchesTheEntryFileMtime) {
   auto store = open_store();
   const Digest128 key = key_of(7);
   ASSERT_EQ(store->save(key, binary_of(7, 100), sidecar_of(7)).status, SaveStatus::stored);
   const std::int64_t old = now_ns() - 10 * 24 * 3600 * kSecond;
-  set_mtime(entry_file(key, ".json"), old);
+  set_mtime(entry_file(key, ".entry"), old);
   const std::int64_t before = now_ns();
   ASSERT_EQ(store->load(key).status, LoadStatus::hit);
-  EXPECT_GE(mtime_of(entry_file(key, ".json")), before - kSecond);  // coarse-clock file systems
+  EXPECT_GE(mtime_of(entry_file(key, ".entry")), before - kSecond);  // coarse-clock file systems
 
-  set_mtime(entry_file(key, ".json"), old);
+  set_mtime(entry_file(key, ".entry"), old);
   EXPECT_EQ(store->load(key_of(8)).status, LoadStatus::miss);
-  EXPECT_EQ(mtime_of(entry_file(key, ".json")), old) << "a miss on another key touches nothing";
+  EXPECT_EQ(mtime_of(entry_file(key, ".entry")), old) << "a miss on another key touches nothing";
 }
 
 TEST_F(DiskStoreTest, SaveNeverThrowsOnOddSidecars) {
@@ -539,7 +616,7 @@ TEST_F(DiskStoreTest, EvictionRemovesLeastRecentlyUsedFirst) {
   const std::int64_t base = now_ns() - 1000 * kSecond;
   for (std::uint64_t n = 0; n < 5; ++n) {
     ASSERT_EQ(store->save(key_of(n), binary_of(n, 1000), sidecar_of(n)).status, SaveStatus::stored);
-    set_mtime(entry_file(key_of(n), ".json"), base + static_cast<std::int64_t>(n) * 10 * kSecond);
+    set_mtime(entry_file(key_of(n), ".entry"), base + static_cast<std::int64_t>(n) * 10 * kSecond);
   }
   // Key 0 was saved first but is used now: it must outlive 1 and 2.
   ASSERT_EQ(store->load(key_of(0)).status, LoadStatus::hit);
@@ -576,7 +653,7 @@ TEST_F(DiskStoreTest, SaveOverMaxSizeEvictsDownToLowWater) {
       ASSERT_EQ(saved.status, SaveStatus::stored);
       EXPECT_EQ(saved.evicted_entries, 0u) << "still under max_size";
     }
-    set_mtime(entry_file(key_of(n), ".json"), base + static_cast<std::int64_t>(n) * kSecond);
+    set_mtime(entry_file(key_of(n), ".entry"), base + static_cast<std::int64_t>(n) * kSecond);
   }
   ASSERT_EQ(store->load(key_of(1)).status, LoadStatus::hit);  // recently used
 
@@ -598,7 +675,7 @@ TEST_F(DiskStoreTest, EntryGrownOutsideTheLedgerIsRecountedNotWrappedAround) {
   auto store = open_store(limits);
   ASSERT_EQ(store->save(key_of(0), binary_of(0, 100), sidecar_of(0)).status, SaveStatus::stored);
   {
-    std::ofstream grow(entry_file(key_of(0), ".json"), std::ios::app);
+    std::ofstream grow(entry_file(key_of(0), ".entry"), std::ios::app);
     grow << std::string(8192, ' ');  // still the same JSON
   }
   const SaveResult saved = store->save(key_of(0), binary_of(1, 100), sidecar_of(0));
@@ -614,7 +691,7 @@ TEST_F(DiskStoreTest, EvictByAgeRemovesOnlyOldEntries) {
   const std::int64_t ages_s[] = {7200, 4000, 100, 0};
   for (std::uint64_t n = 0; n < 4; ++n) {
     ASSERT_EQ(store->save(key_of(n), binary_of(n, 500), sidecar_of(n)).status, SaveStatus::stored);
-    set_mtime(entry_file(key_of(n), ".json"), now - ages_s[n] * kSecond);
+    set_mtime(entry_file(key_of(n), ".entry"), now - ages_s[n] * kSecond);
   }
   const EvictionReport report = store->evict(std::numeric_limits<std::uint64_t>::max(), 3600);
   EXPECT_EQ(report.removed_entries, 2u);
@@ -633,14 +710,14 @@ TEST_F(DiskStoreTest, SaveRunsAgeEvictionWhenThePeriodicPassIsDue) {
   for (std::uint64_t n = 0; n < 3; ++n) {
     ASSERT_EQ(store->save(key_of(n), binary_of(n, 500), sidecar_of(n)).status, SaveStatus::stored);
   }
-  set_mtime(entry_file(key_of(0), ".json"), now - 2 * 3600 * kSecond);
-  set_mtime(entry_file(key_of(1), ".json"), now - 2 * 3600 * kSecond);
+  set_mtime(entry_file(key_of(0), ".entry"), now - 2 * 3600 * kSecond);
+  set_mtime(entry_file(key_of(1), ".entry"), now - 2 * 3600 * kSecond);
 
   // The last pass was just now: an ordinary save does not scan the store.
   SaveResult saved = store->save(key_of(10), binary_of(10, 500), sidecar_of(10));
   EXPECT_EQ(saved.evicted_entries, 0u);
   EXPECT_EQ(store->load(key_of(0)).status, LoadStatus::hit);  // (this refreshes key 0)
-  set_mtime(entry_file(key_of(0), ".json"), now - 2 * 3600 * kSecond);
+  set_mtime(entry_file(key_of(0), ".entry"), now - 2 * 3600 * kSecond);
 
   set_mtime(root_ / "last_maintenance", now - 2 * 3600 * kSecond);
   saved = store->save(key_of(11), binary_of(11, 500), sidecar_of(11));
@@ -692,21 +769,21 @@ TEST_F(DiskStoreTest, ReadOnlyStoreServesHitsAndChangesNothing) {
     ASSERT_EQ(writer->save(key_of(2), binary_of(2, 300), sidecar_of(2)).status, SaveStatus::stored);
   }
   const std::int64_t old = now_ns() - 1000 * kSecond;
-  set_mtime(entry_file(key_of(1), ".json"), old);
-  write_text(entry_file(key_of(2), ".bin"), "damaged");
+  set_mtime(entry_file(key_of(1), ".entry"), old);
+  write_text(entry_file(key_of(2), ".entry"), "damaged");
   const std::string record_before = read_text(root_ / "size");
 
   StoreLimits limits;
   limits.read_only = true;
   auto store = open_store(limits);
   EXPECT_EQ(store->save(key_of(3), binary_of(3, 300), sidecar_of(3)).status, SaveStatus::skipped);
-  EXPECT_FALSE(fs::exists(entry_file(key_of(3), ".json")));
+  EXPECT_FALSE(fs::exists(entry_file(key_of(3), ".entry")));
 
   EXPECT_EQ(store->load(key_of(1)).status, LoadStatus::hit);
-  EXPECT_EQ(mtime_of(entry_file(key_of(1), ".json")), old) << "read-only: no LRU touch";
+  EXPECT_EQ(mtime_of(entry_file(key_of(1), ".entry")), old) << "read-only: no LRU touch";
 
   EXPECT_EQ(store->load(key_of(2)).status, LoadStatus::corrupt);
-  EXPECT_TRUE(fs::exists(entry_file(key_of(2), ".json"))) << "read-only: no quarantine";
+  EXPECT_TRUE(fs::exists(entry_file(key_of(2), ".entry"))) << "read-only: no quarantine";
   EXPECT_FALSE(fs::exists(root_ / "quarantine"));
 
   EXPECT_FALSE(store->remove(key_of(1)));
@@ -729,6 +806,64 @@ TEST_F(DiskStoreTest, ReadOnlyOpenOfAMissingRootIsAnEmptyStoreThatCreatesNothing
 }
 
 // ---------------------------------------------------------------------------------------------
+// Upgrade: a store an older jitcache (format 1) wrote
+
+TEST_F(DiskStoreTest, AFormat1StoreIsServedListedCountedAndEvicted) {
+  for (std::uint64_t n = 0; n < 3; ++n) save_format1(key_of(n), binary_of(n, 300 + n), sidecar_of(n));
+  auto store = open_store();
+  for (std::uint64_t n = 0; n < 3; ++n) {
+    const LoadResult loaded = store->load(key_of(n), /*whole_sidecar=*/n % 2 == 0);
+    ASSERT_EQ(loaded.status, LoadStatus::hit) << loaded.reason;
+    EXPECT_EQ(loaded.binary, binary_of(n, 300 + n));
+    EXPECT_EQ(loaded.sidecar["n"], n);
+  }
+  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+  EXPECT_EQ(store->size().entries, 3u);
+  const auto listed = store->list();
+  ASSERT_EQ(listed.size(), 3u);
+  for (const auto& entry : listed) {
+    EXPECT_EQ(entry.bytes, fs::file_size(entry_file(entry.key, ".json")) + fs::file_size(entry_file(entry.key, ".bin")));
+    EXPECT_EQ(entry.sidecar["api"], "opencl");
+  }
+  EXPECT_TRUE(store->verify(true).empty());
+
+  // Saving a key again writes it in format 2; its pair goes.
+  ASSERT_EQ(store->save(key_of(0), binary_of(10, 400), sidecar_of(10)).status, SaveStatus::stored);
+  EXPECT_TRUE(fs::exists(entry_file(key_of(0), ".entry")));
+  EXPECT_FALSE(fs::exists(entry_file(key_of(0), ".json")));
+  EXPECT_FALSE(fs::exists(entry_file(key_of(0), ".bin")));
+  EXPECT_EQ(store->load(key_of(0)).binary, binary_of(10, 400));
+  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+
+  // Eviction treats both formats alike (least recently used first).
+  const std::int64_t old = now_ns() - 1000 * kSecond;
+  set_mtime(entry_file(key_of(1), ".json"), old);
+  const std::uint64_t keep = store->size().bytes - fs::file_size(entry_file(key_of(1), ".json")) -
+                             fs::file_size(entry_file(key_of(1), ".bin"));
+  EXPECT_EQ(store->evict(keep, 0).removed_entries, 1u);
+  EXPECT_FALSE(fs::exists(entry_file(key_of(1), ".bin")));
+  EXPECT_EQ(store->load(key_of(1)).status, LoadStatus::miss);
+  EXPECT_EQ(store->load(key_of(2)).status, LoadStatus::hit);
+  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+  EXPECT_EQ(store->evict(0, 0).removed_entries, 2u);
+  EXPECT_TRUE(same_size(store->size(), {0, 0}));
+}
+
+// A save killed after its entry file's rename, before the key's format 1 pair was removed: the
+// entry file is what is served, the pair counts until a save or removal of the key takes it.
+TEST_F(DiskStoreTest, AFormat1PairLeftNextToAnEntryFileIsNeverServed) {
+  auto store = open_store();
+  ASSERT_EQ(store->save(key_of(1), binary_of(1, 300), sidecar_of(1)).status, SaveStatus::stored);
+  save_format1(key_of(1), binary_of(2, 500), sidecar_of(2));
+  EXPECT_EQ(store->load(key_of(1)).binary, binary_of(1, 300));
+  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+  EXPECT_EQ(store->size().entries, 1u);
+  EXPECT_TRUE(store->remove(key_of(1)));
+  for (const char* extension : {".entry", ".json", ".bin"}) EXPECT_FALSE(fs::exists(entry_file(key_of(1), extension)));
+  EXPECT_TRUE(same_size(store->size(), {0, 0}));
+}
+
+// ---------------------------------------------------------------------------------------------
 // list, verify, clear
 
 TEST_F(DiskStoreTest, ListReturnsEveryCommittedEntryWithItsSidecar) {
@@ -745,7 +880,7 @@ TEST_F(DiskStoreTest, ListReturnsEveryCommittedEntryWithItsSidecar) {
   for (const auto& entry : entries) {
     keys.insert(entry.key);
     EXPECT_EQ(entry.bytes, entry_bytes(entry.key));
-    EXPECT_EQ(entry.last_access_ns, mtime_of(entry_file(entry.key, ".json")));
+    EXPECT_EQ(entry.last_access_ns, mtime_of(entry_file(entry.key, ".entry")));
     EXPECT_EQ(entry.sidecar["api"], "opencl");
     EXPECT_EQ(entry.sidecar["binary_size"], 100 + entry.sidecar["n"].get<std::uint64_t>());
   }
@@ -757,7 +892,7 @@ TEST_F(DiskStoreTest, VerifyReportsDamageAndSweepsStaleLeftovers) {
   for (std::uint64_t n = 0; n < 3; ++n) {
     ASSERT_EQ(store->save(key_of(n), binary_of(n, 200), sidecar_of(n)).status, SaveStatus::stored);
   }
-  write_text(entry_file(key_of(1), ".bin"), binary_of(99, 200));  // same size, wrong bytes
+  store_test::flip_byte(entry_file(key_of(1), ".entry"), store_test::binary_offset(entry_file(key_of(1), ".entry")));
 
   const std::int64_t two_hours_ago = now_ns() - 2 * 3600 * kSecond;
   const fs::path stale_tmp = root_ / "tmp" / "123-1-1.bin.tmp";
@@ -776,10 +911,10 @@ TEST_F(DiskStoreTest, VerifyReportsDamageAndSweepsStaleLeftovers) {
   auto problems = store->verify(false);
   std::set<std::string> paths;
   for (const auto& problem : problems) paths.insert(problem.path);
-  EXPECT_EQ(paths, (std::set<std::string>{entry_file(key_of(1), ".json").string(), stale_tmp.string(),
+  EXPECT_EQ(paths, (std::set<std::string>{entry_file(key_of(1), ".entry").string(), stale_tmp.string(),
                                           old_orphan.string()}));
   for (const auto& problem : problems) {
-    if (problem.path == entry_file(key_of(1), ".json").string()) {
+    if (problem.path == entry_file(key_of(1), ".entry").string()) {
       EXPECT_NE(problem.problem.find("checksum"), std::string::npos) << problem.problem;
     }
   }
@@ -787,12 +922,12 @@ TEST_F(DiskStoreTest, VerifyReportsDamageAndSweepsStaleLeftovers) {
   EXPECT_FALSE(fs::exists(old_orphan));
   EXPECT_TRUE(fs::exists(fresh_tmp));
   EXPECT_TRUE(fs::exists(new_orphan));
-  EXPECT_TRUE(fs::exists(entry_file(key_of(1), ".json"))) << "verify(false) only reports";
+  EXPECT_TRUE(fs::exists(entry_file(key_of(1), ".entry"))) << "verify(false) only reports";
 
   problems = store->verify(true);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].problem.find("quarantined"), std::string::npos);
-  EXPECT_FALSE(fs::exists(entry_file(key_of(1), ".json")));
+  EXPECT_FALSE(fs::exists(entry_file(key_of(1), ".entry")));
   EXPECT_TRUE(store->verify(true).empty());
   EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
   EXPECT_EQ(store->size().entries, 2u);

@@ -86,7 +86,8 @@ TEST_F(StoreHostile, FullDiskFailsTheSaveAndLeavesNoTempFiles) {
     EXPECT_NE(saved.reason.find("No space left"), std::string::npos) << saved.reason;
     EXPECT_EQ(store->load(key_of(1)).status, LoadStatus::miss);
     EXPECT_TRUE(fs::is_empty(mount_point / "cache" / "tmp"));
-    EXPECT_EQ(store->save(key_of(2), std::string(1000, 'y'), nullptr).status, SaveStatus::stored);
+    SaveResult small = store->save(key_of(2), std::string(1000, 'y'), nullptr);
+    EXPECT_EQ(small.status, SaveStatus::stored) << small.reason;
     EXPECT_EQ(store->load(key_of(2)).status, LoadStatus::hit);
     EXPECT_EQ(store->size().entries, store->rescan_size().entries);
   }

@@ -24,6 +24,7 @@
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
 #include "store/file_ops.hpp"
+#include "tests/unit/store_entry_files.hpp"
 
 namespace jitcache {
 namespace {
@@ -83,8 +84,16 @@ class StoreTrust : public ::testing::Test {
     return store;
   }
   fs::path entry_file(const Digest128& key, const std::string& extension) const {
-    const std::string hex = key.hex();
-    return root / hex.substr(0, 2) / hex.substr(2, 2) / (hex + extension);
+    return store_test::entry_name(root, key, extension);
+  }
+  // An entry whose file `extension` names: a format 2 entry file (".entry"), else a format 1 pair
+  // as an older jitcache wrote it (".json", ".bin"): both are held to the same rules.
+  void store_entry(DiskStore& store, const Digest128& key, const std::string& binary, const std::string& extension) {
+    if (extension == ".entry") {
+      ASSERT_EQ(store.save(key, binary, nullptr).status, SaveStatus::stored);
+    } else {
+      store_test::write_format1_entry(root, key, binary);
+    }
   }
   std::string problems_of(DiskStore& store, bool quarantine) {
     std::string all;
@@ -97,9 +106,9 @@ class StoreTrust : public ::testing::Test {
 
 TEST_F(StoreTrust, FifoInPlaceOfAnEntryFileNeitherBlocksNorIsServed) {
   auto store = open_store();
-  for (const char* extension : {".json", ".bin"}) {
+  for (const char* extension : {".entry", ".json", ".bin"}) {
     const Digest128 key = key_of(extension[1]);
-    ASSERT_EQ(store->save(key, "binary", nullptr).status, SaveStatus::stored);
+    store_entry(*store, key, "binary", extension);
     fs::remove(entry_file(key, extension));
     ASSERT_EQ(::mkfifo(entry_file(key, extension).c_str(), 0600), 0);
     // Without O_NONBLOCK the open() waits for a writer forever; the watchdog turns that into 142.
@@ -115,11 +124,15 @@ TEST_F(StoreTrust, FifoInPlaceOfAnEntryFileNeitherBlocksNorIsServed) {
 
 TEST_F(StoreTrust, VerifyReportsAFifoInsteadOfHanging) {
   auto store = open_store();
-  ASSERT_EQ(store->save(key_of(1), "binary", nullptr).status, SaveStatus::stored);
+  store_entry(*store, key_of(1), "binary", ".bin");
   fs::remove(entry_file(key_of(1), ".bin"));
   ASSERT_EQ(::mkfifo(entry_file(key_of(1), ".bin").c_str(), 0600), 0);
+  store_entry(*store, key_of(2), "binary", ".entry");
+  fs::remove(entry_file(key_of(2), ".entry"));
+  ASSERT_EQ(::mkfifo(entry_file(key_of(2), ".entry").c_str(), 0600), 0);
   const int status = in_child([&] {
     const std::string problems = problems_of(*store, /*quarantine=*/false);
+    if (problems.find("entry file is not a regular file") == std::string::npos) return 4;
     return problems.find("binary is not a regular file") != std::string::npos ? 0 : 3;
   });
   EXPECT_EQ(status, 0);
@@ -169,40 +182,49 @@ TEST_F(StoreTrust, ConfigFileIsReadOnlyFromAnAcceptedRoot) {
 
 // --- issue 15.3: an entry is bound to its key ----------------------------------------------
 
+// Both formats: the entry file's header names the key, format 1's sidecar its `key` field.
 TEST_F(StoreTrust, EntryCopiedOrLinkedUnderAnotherKeyIsNotServed) {
-  auto store = open_store();
-  const Digest128 victim = key_of(1), other = key_of(2), linked = key_of(3);
-  ASSERT_EQ(store->save(victim, "victim binary", nullptr).status, SaveStatus::stored);
-  ASSERT_EQ(store->save(other, "other binary", nullptr).status, SaveStatus::stored);
-  // The other key's pair copied over the victim's names; a hard-linked pair under a third key.
-  fs::copy_file(entry_file(other, ".bin"), entry_file(victim, ".bin"), fs::copy_options::overwrite_existing);
-  fs::copy_file(entry_file(other, ".json"), entry_file(victim, ".json"), fs::copy_options::overwrite_existing);
-  fs::create_directories(entry_file(linked, ".bin").parent_path());
-  fs::create_hard_link(entry_file(other, ".bin"), entry_file(linked, ".bin"));
-  fs::create_hard_link(entry_file(other, ".json"), entry_file(linked, ".json"));
-
-  const std::string problems = problems_of(*store, /*quarantine=*/false);
-  EXPECT_NE(problems.find(entry_file(victim, ".json").string() + ": sidecar belongs to key " + other.hex()),
-            std::string::npos)
-      << problems;
-  EXPECT_NE(problems.find(entry_file(linked, ".json").string() + ": sidecar belongs to key"), std::string::npos)
-      << problems;
-  for (const Digest128& key : {victim, linked}) {
-    const LoadResult loaded = store->load(key);
-    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << loaded.reason;
-    EXPECT_NE(loaded.reason.find("another key"), std::string::npos) << loaded.reason;
+  struct Format {
+    const char* commit;                    // the file verify names
+    std::vector<const char*> files;        // what is copied and linked
+    const char* reported;
+  };
+  std::uint64_t n = 0;
+  for (const Format& format : {Format{".entry", {".entry"}, "entry file belongs to key"},
+                               Format{".json", {".bin", ".json"}, "sidecar belongs to key"}}) {
+    auto store = open_store();
+    const Digest128 victim = key_of(++n), other = key_of(++n), linked = key_of(++n);
+    store_entry(*store, victim, "victim binary", format.commit);
+    store_entry(*store, other, "other binary", format.commit);
+    // The other key's files copied over the victim's names; hard-linked under a third key.
+    fs::create_directories(entry_file(linked, format.commit).parent_path());
+    for (const char* extension : format.files) {
+      fs::copy_file(entry_file(other, extension), entry_file(victim, extension), fs::copy_options::overwrite_existing);
+      fs::create_hard_link(entry_file(other, extension), entry_file(linked, extension));
+    }
+    const std::string problems = problems_of(*store, /*quarantine=*/false);
+    EXPECT_NE(problems.find(entry_file(victim, format.commit).string() + ": " + format.reported + " " + other.hex()),
+              std::string::npos)
+        << problems;
+    EXPECT_NE(problems.find(entry_file(linked, format.commit).string() + ": " + format.reported), std::string::npos)
+        << problems;
+    for (const Digest128& key : {victim, linked}) {
+      const LoadResult loaded = store->load(key);
+      EXPECT_EQ(loaded.status, LoadStatus::corrupt) << loaded.reason;
+      EXPECT_NE(loaded.reason.find("another key"), std::string::npos) << loaded.reason;
+    }
+    EXPECT_EQ(store->load(other).binary, "other binary");
+    EXPECT_EQ(store->size().entries, store->rescan_size().entries);
   }
-  EXPECT_EQ(store->load(other).binary, "other binary");
-  EXPECT_EQ(store->size().entries, store->rescan_size().entries);
 }
 
 // --- issue 15.4: a folder where a file should be ---------------------------------------------
 
 TEST_F(StoreTrust, FolderInPlaceOfAnEntryFileIsQuarantinedNotABlockForEver) {
   auto store = open_store();
-  for (const char* extension : {".json", ".bin"}) {
+  for (const char* extension : {".entry", ".json", ".bin"}) {
     const Digest128 key = key_of(10 + extension[1]);
-    ASSERT_EQ(store->save(key, "binary", nullptr).status, SaveStatus::stored);
+    store_entry(*store, key, "binary", extension);
     fs::remove(entry_file(key, extension));
     fs::create_directories(entry_file(key, extension) / "inside");
     EXPECT_NE(store->load(key).status, LoadStatus::hit) << extension;
@@ -215,25 +237,29 @@ TEST_F(StoreTrust, FolderInPlaceOfAnEntryFileIsQuarantinedNotABlockForEver) {
 
 TEST_F(StoreTrust, VerifyReportsAndQuarantinesAFolderInPlaceOfAnEntryFile) {
   auto store = open_store();
-  const Digest128 key = key_of(1);
-  ASSERT_EQ(store->save(key, "binary", nullptr).status, SaveStatus::stored);
-  fs::remove(entry_file(key, ".json"));
-  fs::create_directories(entry_file(key, ".json"));  // a folder where the sidecar was: no longer committed
-  std::string problems = problems_of(*store, /*quarantine=*/false);
-  EXPECT_NE(problems.find("sidecar is not a regular file"), std::string::npos) << problems;
-  problems = problems_of(*store, /*quarantine=*/true);
-  EXPECT_NE(problems.find("(quarantined)"), std::string::npos) << problems;
-  EXPECT_FALSE(fs::exists(entry_file(key, ".json")));
-  EXPECT_EQ(problems_of(*store, false), "");
+  for (const char* extension : {".entry", ".json"}) {
+    const Digest128 key = key_of(extension[1]);
+    store_entry(*store, key, "binary", extension);
+    fs::remove(entry_file(key, extension));
+    fs::create_directories(entry_file(key, extension));  // a folder where the file was: no longer committed
+    std::string problems = problems_of(*store, /*quarantine=*/false);
+    EXPECT_NE(problems.find(std::string(extension[1] == 'e' ? "entry file" : "sidecar") + " is not a regular file"),
+              std::string::npos)
+        << problems;
+    problems = problems_of(*store, /*quarantine=*/true);
+    EXPECT_NE(problems.find("(quarantined)"), std::string::npos) << problems;
+    EXPECT_FALSE(fs::exists(entry_file(key, extension)));
+    EXPECT_EQ(problems_of(*store, false), "");
+  }
 }
 
 // --- issue 15.5: what other users could write is never served ---------------------------------
 
 TEST_F(StoreTrust, EntryFilesWritableByOthersAreNotServed) {
   auto store = open_store();
-  for (const char* extension : {".json", ".bin"}) {
+  for (const char* extension : {".entry", ".json", ".bin"}) {
     const Digest128 key = key_of(20 + extension[1]);
-    ASSERT_EQ(store->save(key, "binary", nullptr).status, SaveStatus::stored);
+    store_entry(*store, key, "binary", extension);
     ASSERT_EQ(::chmod(entry_file(key, extension).c_str(), 0622), 0);
     EXPECT_NE(problems_of(*store, false).find("writable by group or others"), std::string::npos) << extension;
     const LoadResult loaded = store->load(key);
@@ -256,33 +282,29 @@ TEST_F(StoreTrust, EntriesAnotherUserPlantedAreRefusedAndReported) {
   ASSERT_EQ(store->save(key, "own binary", nullptr).status, SaveStatus::stored);
   // The root was open to others for a while (mode 0777): nobody replaces the entry with a valid
   // one of their own (same key in the sidecar, right checksum), then the owner closes the root.
-  // A valid pair for the key (its key field, its checksum): only the owner differs.
-  const std::string planted_sidecar = read_file(entry_file(key, ".json"));
+  // A valid entry file for the key (its key, its checksums): only the owner differs.
+  const std::string planted = read_file(entry_file(key, ".entry"));
   ASSERT_EQ(::chmod(base.c_str(), 0755), 0);
   ASSERT_EQ(::chmod(root.c_str(), 0777), 0);
   ASSERT_EQ(::chmod(entry_file(key, ".bin").parent_path().c_str(), 0777), 0);
   ASSERT_EQ(::chmod(entry_file(key, ".bin").parent_path().parent_path().c_str(), 0777), 0);
-  const int planted = in_child([&] {
+  const int planting = in_child([&] {
     if (!drop_to_nobody()) return 3;
     // nobody writes an entry of their own under the key through a temp name + rename.
-    const fs::path bin = entry_file(key, ".bin"), json = entry_file(key, ".json");
-    write_file(bin.string() + ".new", "own binary");
-    write_file(json.string() + ".new", planted_sidecar);
+    const fs::path file = entry_file(key, ".entry");
+    write_file(file.string() + ".new", planted);
     std::error_code error;
-    fs::rename(bin.string() + ".new", bin, error);
+    fs::rename(file.string() + ".new", file, error);
     if (error) return 4;
-    fs::rename(json.string() + ".new", json, error);
-    if (error) return 5;
-    ::chmod(bin.c_str(), 0644);
-    ::chmod(json.c_str(), 0644);
+    ::chmod(file.c_str(), 0644);
     return 0;
   });
-  ASSERT_EQ(planted, 0);
+  ASSERT_EQ(planting, 0);
   ASSERT_EQ(::chmod(root.c_str(), 0700), 0);
   ASSERT_EQ(::chmod(entry_file(key, ".bin").parent_path().c_str(), 0700), 0);
   ASSERT_EQ(::chmod(entry_file(key, ".bin").parent_path().parent_path().c_str(), 0700), 0);
   struct stat st {};
-  ASSERT_EQ(::stat(entry_file(key, ".json").c_str(), &st), 0);
+  ASSERT_EQ(::stat(entry_file(key, ".entry").c_str(), &st), 0);
   ASSERT_EQ(st.st_uid, kNobody);
 
   const std::string problems = problems_of(*store, /*quarantine=*/false);
@@ -352,7 +374,7 @@ TEST_F(StoreTrust, RootSwappedForASymlinkAfterOpenIsNotFollowed) {
   EXPECT_EQ(loaded.binary, "real binary");  // through the held root, not the path
   EXPECT_EQ(store->save(key_of(2), "new", nullptr).status, SaveStatus::stored);
   const std::string hex = key_of(2).hex();
-  const fs::path relative = fs::path(hex.substr(0, 2)) / hex.substr(2, 2) / (hex + ".bin");
+  const fs::path relative = fs::path(hex.substr(0, 2)) / hex.substr(2, 2) / (hex + ".entry");
   EXPECT_TRUE(fs::exists(base / "moved" / relative));
   EXPECT_FALSE(fs::exists(base / "evil" / relative));
 }
@@ -455,7 +477,7 @@ TEST_F(StoreTrust, RootOwnedSharedCacheServesOtherUsersReadOnly) {
   });
   EXPECT_EQ(status, 0);
   // Root's cache with a file another user could write is refused like any other.
-  ::chmod(entry_file(key_of(1), ".bin").c_str(), 0666);
+  ::chmod(entry_file(key_of(1), ".entry").c_str(), 0666);
   const int tampered = in_child([&] {
     if (!drop_to_nobody()) return 3;
     StoreLimits read_only;

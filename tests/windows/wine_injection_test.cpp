@@ -52,7 +52,7 @@ class WineInjection : public ::testing::Test {
     EXPECT_EQ(cold.result.out, plain.out);
     EXPECT_EQ(cold.verdicts["miss"], 2) << cold.result.err;
     EXPECT_EQ(cold.verdicts.count("hit"), 0u);
-    EXPECT_EQ(entry_binaries(cache).size(), 2u);
+    EXPECT_EQ(entry_files(cache).size(), 2u);
 
     WindowsRun warm = run_injected(exe);
     ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
@@ -113,7 +113,7 @@ TEST_F(WineInjection, DefaultRootIsLocalAppData) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::vector<fs::path> roots = default_roots();
   ASSERT_EQ(roots.size(), 1u);
-  EXPECT_EQ(entry_binaries(roots.front()).size(), 2u);
+  EXPECT_EQ(entry_files(roots.front()).size(), 2u);
   fs::remove_all(roots.front());
 }
 

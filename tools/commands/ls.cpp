@@ -1,6 +1,7 @@
 // jitcache ls [--json] [--sort size|age|hits]: one line per entry.
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "core/entry_hits.hpp"
@@ -9,6 +10,7 @@
 #include "tools/lib/captures.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/format.hpp"
+#include "tools/lib/progress.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
@@ -22,9 +24,13 @@ struct LsOptions {
 int list_entries(const LsOptions& options) {
   const Settings settings = load_settings();
   std::string error;
-  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/false, &error);
+  std::unique_ptr<DiskStore> store = open_store_to_list(settings, &error);
   if (!store) return report_error(error);
-  std::vector<EntryInfo> entries = store->list();
+  std::vector<EntryInfo> entries;
+  {
+    Progress progress;
+    entries = store->list_summaries(std::ref(progress));
+  }
   const std::size_t in_flight = store->captures_in_flight();
   const EntryHits hits = read_entry_hits(settings.dir);
   auto hits_of = [&](const EntryInfo& entry) {

@@ -1,6 +1,7 @@
 // jitcache verify | evict | clear: whole-store maintenance through the store's own API, so the
 // tool takes the same locks and keeps the same size accounting as the library.
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <set>
@@ -11,6 +12,7 @@
 #include "tools/commands/command.hpp"
 #include "tools/lib/captures.hpp"
 #include "tools/lib/format.hpp"
+#include "tools/lib/progress.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
@@ -31,10 +33,14 @@ struct ClearOptions {
   bool json = false;
 };
 
-// Hit counts of entries that are gone are dropped, so the file never outgrows the store.
+// Hit counts of entries that are gone are dropped, so the file never outgrows the store. A stat
+// per counted key, not a read of every sidecar.
 void forget_removed_entries(DiskStore& store) {
   std::set<std::string> live;
-  for (const EntryInfo& entry : store.list()) live.insert(entry.key.hex());
+  for (const auto& [hex, hits] : read_entry_hits(store.root())) {
+    const std::optional<Digest128> key = Digest128::from_hex(hex);
+    if (key && store.contains(*key)) live.insert(hex);
+  }
   (void)prune_entry_hits(store.root(), live);
 }
 
@@ -54,7 +60,11 @@ int verify_store(const VerifyOptions& options) {
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/options.quarantine, &error);
   if (!store) return report_error(error);
   const SizeInfo size = store->size();
-  const std::vector<VerifyProblem> problems = store->verify(options.quarantine);
+  std::vector<VerifyProblem> problems;
+  {
+    Progress progress;
+    problems = store->verify(options.quarantine, std::ref(progress));
+  }
   if (!options.json) note_captures_in_flight(*store);
   if (options.json) {
     nlohmann::json list = nlohmann::json::array();
@@ -99,7 +109,11 @@ int evict_entries(const EvictOptions& options) {
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
   if (!store) return report_error(error);
   if (!options.json) note_captures_in_flight(*store);
-  const EvictionReport report = store->evict(target, age_s);
+  EvictionReport report;
+  {
+    Progress progress;
+    report = store->evict(target, age_s, std::ref(progress));
+  }
   if (report.removed_entries) {
     count(counter::eviction, static_cast<std::int64_t>(report.removed_entries));
     (void)flush_stats(store->root());
@@ -123,7 +137,11 @@ int clear_store(const ClearOptions& options) {
   std::string error;
   std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error);
   if (!store) return report_error(error);
-  const EvictionReport report = store->clear();
+  EvictionReport report;
+  {
+    Progress progress;
+    report = store->clear(std::ref(progress));
+  }
   forget_removed_entries(*store);
   const SizeInfo left = store->size();
   // Traces inline kernel sources: clearing the cache clears them too (a refused folder is left).

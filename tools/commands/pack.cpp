@@ -18,6 +18,7 @@
 #include "store/pack_set.hpp"
 #include "store/pack_writer.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/progress.hpp"
 #include "tools/lib/captures.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/format.hpp"
@@ -41,26 +42,6 @@ struct PackOptions {
   std::string since, keys_from;
   bool no_wait = false;   // create: do not wait for captures in flight
   std::string wait;       // create: how long to wait for them (default: capture_wait)
-};
-
-// "\r  packing 120/3000" on stderr, only when stderr is a terminal; cleared at the end.
-class Progress {
- public:
-  explicit Progress(std::string what) : what_(std::move(what)), tty_(::isatty(2) == 1) {}
-  ~Progress() {
-    if (tty_ && shown_) std::fputs("\r\033[K", stderr);
-  }
-  void operator()(std::size_t done, std::size_t total) {
-    if (!tty_ || (done % 64 != 0 && done != total)) return;
-    std::fprintf(stderr, "\r  %s %zu/%zu", what_.c_str(), done, total);
-    std::fflush(stderr);
-    shown_ = true;
-  }
-
- private:
-  std::string what_;
-  bool tty_;
-  bool shown_ = false;
 };
 
 // The tool reads any pack it is given; trust applies when the consumer setting lists keys.
@@ -198,7 +179,7 @@ int create(PackOptions options) {
   const bool with_inputs = !options.strip && !options.obfuscate;
   {
     Progress progress("reading");
-    const std::vector<EntryInfo> listed = store->list();
+    const std::vector<EntryInfo> listed = store->list_summaries();  // the filter reads summary fields
     for (std::size_t i = 0; i < listed.size(); ++i) {
       progress(i + 1, listed.size());
       if (!matches(options.filter, listed[i].key, listed[i].sidecar)) continue;

@@ -119,7 +119,7 @@ int show_entry(const ShowOptions& options) {
   const std::string hex = entry->key.hex();
   std::printf("Entry %s\n", hex.c_str());
   Table facts;
-  facts.add({"files", (settings.dir / hex.substr(0, 2) / hex.substr(2, 2) / (hex + ".{bin,json}")).string()});
+  facts.add({"files", (settings.dir / hex.substr(0, 2) / hex.substr(2, 2) / (hex + ".entry")).string()});
   facts.add({"program", entry_kind(sidecar) + ", kernels " + entry_kernels(sidecar, 200)});
   if (!entry_label(sidecar).empty()) facts.add({"label", entry_label(sidecar)});
   facts.add({"device", sidecar.value("device", std::string("?"))});

@@ -14,6 +14,14 @@ std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, s
   return DiskStore::open(settings.dir, limits, error);
 }
 
+std::unique_ptr<DiskStore> open_store_to_list(const Settings& settings, std::string* error) {
+  if (!settings.read_only) {
+    std::string ignored;
+    if (auto store = open_store(settings, /*writable=*/true, &ignored, /*create_root=*/false)) return store;
+  }
+  return open_store(settings, /*writable=*/false, error);
+}
+
 std::optional<EntryInfo> find_entry(DiskStore& store, const std::string& prefix, std::string* error) {
   std::string wanted;
   for (char c : prefix) wanted += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -23,14 +31,18 @@ std::optional<EntryInfo> find_entry(DiskStore& store, const std::string& prefix,
   }
   std::optional<EntryInfo> found;
   int matches = 0;
-  for (EntryInfo& entry : store.list()) {
+  for (EntryInfo& entry : store.list_summaries()) {
     if (entry.key.hex().rfind(wanted, 0) != 0) continue;
     ++matches;
     found = std::move(entry);
   }
   if (matches == 0) *error = "no entry with a key starting with " + wanted;
   if (matches > 1) *error = std::to_string(matches) + " entries have keys starting with " + wanted + "; give more digits";
-  return matches == 1 ? found : std::nullopt;
+  if (matches != 1) return std::nullopt;
+  // The whole sidecar (the listing has its summary), checked with its entry.
+  LoadResult loaded = store.load(found->key);
+  if (loaded.status == LoadStatus::hit) found->sidecar = std::move(loaded.sidecar);
+  return found;
 }
 
 }  // namespace jitcache::tool

@@ -15,8 +15,12 @@ namespace jitcache::tool {
 // `create_root` false: a missing directory is an error (a helper serving an app's store).
 std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error,
                                       bool create_root = true);
+// For listing: writable when the settings allow and the directory exists, so that the listing
+// writes the shard indexes it had to rebuild (store/shard_index.hpp); else read-only.
+std::unique_ptr<DiskStore> open_store_to_list(const Settings& settings, std::string* error);
 
-// The one entry whose key starts with `prefix` (at least 4 hex digits). Errors: none, ambiguous.
+// The one entry whose key starts with `prefix` (at least 4 hex digits), its sidecar whole when the
+// entry checks out (else its indexed summary). Errors: none, ambiguous.
 std::optional<EntryInfo> find_entry(DiskStore& store, const std::string& prefix, std::string* error);
 
 }  // namespace jitcache::tool
