@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "hashing/bounded_json.hpp"
+#include "store/file_ops.hpp"
 #include "store/remote_gate.hpp"
 #include "store/remote_programs.hpp"
 #include "store/remote_record.hpp"
@@ -84,6 +85,7 @@ void global_init() {
 struct HttpRemote::State {
   RemoteGate gate;
   CURL* handle = nullptr;  // kept between calls: its connection is reused (keep-alive)
+  std::uint64_t handle_owner = 0;  // the process that opened it: only it may clean it up
   std::atomic<bool> writes_refused{false};
 };
 
@@ -95,7 +97,7 @@ HttpRemote::HttpRemote(RemoteConfig config)
 }
 
 HttpRemote::~HttpRemote() {
-  if (state_->handle) curl_easy_cleanup(state_->handle);
+  if (state_->handle && state_->handle_owner == fileops::current_process_id()) curl_easy_cleanup(state_->handle);
 }
 
 std::string HttpRemote::describe() const {
@@ -150,7 +152,8 @@ CURLcode perform(CURL* handle, const RemoteConfig& config, const RemoteGate::Cal
   curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 1L);
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT_MS, left(std::min(call.connect_deadline, call.deadline)));
   curl_easy_setopt(handle, CURLOPT_TIMEOUT_MS, left(call.deadline));
-  curl_easy_setopt(handle, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(exchange.cap));
+  // (Not for HEAD: its Content-Length is the file's, not a body to read.)
+  if (exchange.method != Method::head) curl_easy_setopt(handle, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(exchange.cap));
   curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, receive);
   curl_easy_setopt(handle, CURLOPT_WRITEDATA, &exchange.body);
   if (!config.ca_file.empty()) curl_easy_setopt(handle, CURLOPT_CAINFO, config.ca_file.c_str());
@@ -232,6 +235,7 @@ RemoteResult HttpRemote::exchange(Exchange& exchange) {
     if (!state.handle) {
       global_init();
       state.handle = curl_easy_init();
+      state.handle_owner = fileops::current_process_id();
       if (!state.handle) return result(RemoteStatus::error, "cannot start libcurl");
     }
     char error_text[CURL_ERROR_SIZE] = {};
