@@ -253,13 +253,7 @@ RemoteResult HttpRemote::exchange(Exchange& exchange) {
 RemoteResult HttpRemote::load(const Digest128& key) {
   RemoteResult fetched = get(record_path(key), config_.max_reply_bytes);
   if (fetched.status != RemoteStatus::ok) return fetched;
-  DecodedRecord decoded = decode_record(key, fetched.binary, config_.hmac_key);
-  if (decoded.check == RecordCheck::corrupt) return result(RemoteStatus::corrupt, decoded.reason);
-  if (decoded.check == RecordCheck::bad_hmac) return result(RemoteStatus::bad_hmac, decoded.reason);
-  RemoteResult hit = result(RemoteStatus::ok);
-  hit.binary = std::move(decoded.binary);
-  hit.sidecar = std::move(decoded.sidecar);
-  return hit;
+  return checked_record(key, fetched.binary, config_.hmac_key);
 }
 
 RemoteResult HttpRemote::save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) {

@@ -94,6 +94,16 @@ RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&,
   });
 }
 
+RemoteResult checked_record(const Digest128& key, std::string_view value, std::string_view hmac_key) {
+  DecodedRecord decoded = decode_record(key, value, hmac_key);
+  if (decoded.check == RecordCheck::corrupt) return result(RemoteStatus::corrupt, decoded.reason);
+  if (decoded.check == RecordCheck::bad_hmac) return result(RemoteStatus::bad_hmac, decoded.reason);
+  RemoteResult hit = result(RemoteStatus::ok);
+  hit.binary = std::move(decoded.binary);
+  hit.sidecar = std::move(decoded.sidecar);
+  return hit;
+}
+
 RemoteResult RemoteStore::load(const Digest128& key) {
   RemoteResult fetched = run([&](RedisConnection& connection, Deadline deadline) {
     RedisError error;
@@ -101,13 +111,7 @@ RemoteResult RemoteStore::load(const Digest128& key) {
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     if (reply->is_nil()) return result(RemoteStatus::miss);
-    DecodedRecord decoded = decode_record(key, reply->text(), config_.hmac_key);
-    if (decoded.check == RecordCheck::corrupt) return result(RemoteStatus::corrupt, decoded.reason);
-    if (decoded.check == RecordCheck::bad_hmac) return result(RemoteStatus::bad_hmac, decoded.reason);
-    RemoteResult hit = result(RemoteStatus::ok);
-    hit.binary = std::move(decoded.binary);
-    hit.sidecar = std::move(decoded.sidecar);
-    return hit;
+    return checked_record(key, reply->text(), config_.hmac_key);
   });
   return fetched;
 }

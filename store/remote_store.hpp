@@ -115,6 +115,10 @@ class RemoteStore {
 // "<prefix>" without an HMAC key, "<prefix>:hmac-<16 hex>" with one (any remote's record namespace).
 std::string remote_namespace(const RemoteConfig& config);
 
+// A record read under `key` as a lookup takes it (store/remote_record.hpp): ok with the binary
+// and sidecar, or corrupt / bad_hmac with the reason. Every remote's load() ends here.
+RemoteResult checked_record(const Digest128& key, std::string_view value, std::string_view hmac_key);
+
 // A random token naming one lease holder.
 std::string new_lease_token();
 
