@@ -28,6 +28,7 @@ bool accepts_connections(int port) {
   return connected;
 }
 
+// `argv[0]` is a path: run() does not search PATH.
 std::string run_checked(const std::vector<std::string>& argv) {
   RunResult result = run(argv);
   if (result.exit_code != 0) throw std::runtime_error(argv.front() + " failed: " + result.err);
@@ -39,13 +40,13 @@ std::string run_checked(const std::vector<std::string>& argv) {
 NginxServer::NginxServer(Options options) : options_(std::move(options)) {
   fs::create_directories(root());
   if (options_.tls) {  // a certificate for 127.0.0.1 only, valid for a day, made for this server
-    run_checked({"openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+    run_checked({"/usr/bin/openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                  "-keyout", (dir_ / "key.pem").string(), "-out", ca_file().string(), "-days", "1", "-subj",
                  "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"});
   }
   if (!options_.user.empty()) {
-    std::string hash = run_checked({"openssl", "passwd", "-apr1", options_.password});
-    write_text(dir_ / "htpasswd", options_.user + ":" + hash);
+    std::string hash = run_checked({"/usr/bin/openssl", "passwd", "-apr1", options_.password});
+    write_text(dir_ / "htpasswd", options_.user + ":" + hash);  // hash ends with its newline
   }
   for (int attempt = 0; attempt < 5; ++attempt) {
     if (start_on(free_loopback_port())) return;

@@ -68,7 +68,7 @@ TEST(RemoteUrl, UnixSocketForms) {
 }
 
 TEST(RemoteUrl, BadUrlsAreRefusedWithAReason) {
-  EXPECT_NE(refusal("http://host:6379").find("unsupported scheme"), std::string::npos);
+  EXPECT_NE(refusal("memcached://host:11211").find("unsupported scheme"), std::string::npos);
   EXPECT_NE(refusal("host:6379").find("not a URL"), std::string::npos);
   EXPECT_NE(refusal("redis://host:notaport").find("bad port"), std::string::npos);
   EXPECT_NE(refusal("redis://host:0").find("bad port"), std::string::npos);
