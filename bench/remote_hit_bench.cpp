@@ -3,10 +3,11 @@
 // record's checks), on one warm client per backend, the backends interleaved round by round so
 // that the machine's load hits them alike. bench/remote_latency.sh starts the servers and runs it.
 //
-//   remote_hit_bench DIR ROUNDS URL...     (URL: redis://..., http(s)://...)
+//   [JITCACHE_REMOTE_CA_FILE=cert.pem] remote_hit_bench DIR ROUNDS URL...   (URL: redis://..., http(s)://...)
 // Prints one JSON object: {"<backend> <size>": [µs per round...], ...}.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
     config.endpoint = *endpoint;
     config.connect_timeout = std::chrono::seconds(5);
     config.command_timeout = std::chrono::seconds(5);
+    if (const char* ca = std::getenv("JITCACHE_REMOTE_CA_FILE")) config.ca_file = ca;  // the script's certificate
     remotes.push_back({endpoint->kind == RemoteEndpoint::Kind::http ? (endpoint->tls ? "https" : "http") : "redis",
                        linked_tiers().open_remote(config)});
   }

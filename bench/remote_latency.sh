@@ -73,7 +73,7 @@ done
 
 # Per backend at 4 / 64 KiB: 200 rounds, the backends interleaved within each round.
 mkdir -p "$work/micro"
-"$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" "$https_url/micro" >"$work/results/micro.json"
+JITCACHE_REMOTE_CA_FILE="$work/cert.pem" "$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" "$https_url/micro" >"$work/results/micro.json"
 
 python3 - "$work/results" "$reps" "$out" <<'PY'
 import glob, json, os, platform, re, statistics, subprocess, sys, datetime
