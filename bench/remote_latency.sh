@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Remote-hit latency vs local-disk hit vs cold compile, on the OpenCL example under real PoCL.
-# Starts its own redis-server on a free loopback port. Writes docs/benchmarks-remote.md.
+# Remote-hit latency vs local-disk hit vs cold compile, on the OpenCL example under real PoCL, and
+# per backend at 4 / 64 KiB (bench/remote_hit_bench.cpp). Starts its own redis-server and nginx
+# (WebDAV, plain HTTP and HTTPS with a self-signed certificate) on free loopback ports, config and
+# files in a temp dir. Writes docs/benchmarks-remote.md.
 #
 #   bench/remote_latency.sh [REPETITIONS]     (default 5; build with scripts/build.sh first)
 set -euo pipefail
@@ -9,16 +11,44 @@ reps=${1:-5}
 build=${BUILD_DIR:-build}
 lib=$build/shim/libjitcache.so
 app=$build/examples/opencl/opencl_example
+micro=$build/bench/remote_hit_bench
 out=docs/benchmarks-remote.md
-[ -x "$app" ] && [ -f "$lib" ] || { echo "build first: scripts/build.sh" >&2; exit 1; }
+[ -x "$app" ] && [ -f "$lib" ] && [ -x "$micro" ] || { echo "build first: scripts/build.sh --all" >&2; exit 1; }
 
 work=$(mktemp -d)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no \
   --logfile "$work/redis.log" &
 redis_pid=$!
-trap 'kill $redis_pid 2>/dev/null; wait $redis_pid 2>/dev/null; rm -rf "$work"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+http_port=$(free_port)
+https_port=$(free_port)
+mkdir -p "$work/www/cache"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" \
+  -out "$work/cert.pem" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
+user_line=""
+[ "$(id -u)" = 0 ] && user_line="user root;"
+cat >"$work/nginx.conf" <<NGINX
+daemon off; master_process off; worker_processes 1; $user_line
+pid $work/nginx.pid; error_log $work/nginx-error.log;
+events { worker_connections 64; }
+http {
+  access_log off; client_max_body_size 0; client_body_temp_path $work/body; proxy_temp_path $work/proxy;
+  fastcgi_temp_path $work/fastcgi; uwsgi_temp_path $work/uwsgi; scgi_temp_path $work/scgi;
+  server {
+    listen 127.0.0.1:$http_port; listen 127.0.0.1:$https_port ssl;
+    ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
+    location /cache/ { root $work/www; dav_methods PUT; create_full_put_path on; dav_access user:rw; }
+  }
+}
+NGINX
+nginx -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" &
+nginx_pid=$!
+trap 'kill $redis_pid $nginx_pid 2>/dev/null; wait $redis_pid $nginx_pid 2>/dev/null; rm -rf "$work"' EXIT
 until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.05; done
+until curl -s -o /dev/null "http://127.0.0.1:$http_port/cache/"; do sleep 0.05; done
+http_url=http://127.0.0.1:$http_port/cache
+https_url=https://127.0.0.1:$https_port/cache
 
 # run CASE CACHE_DIR [REMOTE]: one app run; its traces and stderr go under $work/results/CASE-n.
 run() {
@@ -26,7 +56,7 @@ run() {
   local result=$work/results/$case-$n
   mkdir -p "$result"
   env LD_PRELOAD="$lib" JITCACHE_DIR="$dir" JITCACHE_TRACE=1 JITCACHE_TRACE_DIR="$result/traces" \
-    JITCACHE_REMOTE="$remote" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
+    JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_CA_FILE="$work/cert.pem" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
     "$app" >"$result/out" 2>"$result/err"
   grep -q "all results correct" "$result/out" || { echo "wrong results in $case" >&2; exit 1; }
 }
@@ -37,7 +67,13 @@ for n in $(seq "$reps"); do
   run disk "$work/a$n" "" "$n"                                # same machine, second run
   run publish "$work/b$n" "redis://127.0.0.1:$port" "$n"      # machine B compiles, publishes
   run remote "$work/c$n" "redis://127.0.0.1:$port" "$n"       # machine C: remote hits
+  run publish-http "$work/d$n" "$http_url/run$n" "$n"          # machine D compiles, publishes over HTTP
+  run remote-http "$work/e$n" "$http_url/run$n" "$n"           # machine E: HTTP remote hits
 done
+
+# Per backend at 4 / 64 KiB: 200 rounds, the backends interleaved within each round.
+mkdir -p "$work/micro"
+JITCACHE_REMOTE_CA_FILE="$work/cert.pem" "$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" "$https_url/micro" >"$work/results/micro.json"
 
 python3 - "$work/results" "$reps" "$out" <<'PY'
 import glob, json, os, platform, re, statistics, subprocess, sys, datetime
@@ -75,14 +111,15 @@ def tiers(case):
     return ", ".join(sorted(seen))
 
 rows = [("cold compile (no cache)", "cold"), ("local disk hit", "disk"),
-        ("remote hit (Redis on loopback)", "remote"), ("cold + publish to remote", "publish")]
+        ("remote hit (Redis on loopback)", "remote"), ("cold + publish to remote", "publish"),
+        ("remote hit (HTTP, nginx on loopback)", "remote-http"), ("cold + publish to HTTP", "publish-http")]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 lines = [
     "## Remote tier: remote hit vs disk hit vs cold compile",
     "",
     f"`bench/remote_latency.sh {reps}` on {datetime.date.today()}, {cpu}, {os.cpu_count()} cores "
     f"(load average {open('/proc/loadavg').read().split()[0]} at the end: other jobs share the machine), "
-    f"PoCL CPU device, redis-server on 127.0.0.1. Medians of {reps} runs of `opencl_example` (two programs). "
+    f"PoCL CPU device, redis-server and nginx (WebDAV) on 127.0.0.1. Medians of {reps} runs of `opencl_example` (two programs). "
     "`clBuildProgram` is the time the app waited for the call (including the driver loading a "
     "cached binary); `lookup` is jitcache's store read incl. the remote GET and verification; "
     "`remote` is the time spent talking to Redis (lease included); the first program's remote "
@@ -102,6 +139,26 @@ lines += ["", "A remote hit costs one GET of the record (binary + sidecar, ~50-8
           "compile. On a loaded machine most of that time is the client and redis-server waiting for a "
           "core, not the network. Over a real network add one round trip plus the record size over the "
           "link bandwidth. A remote hit is written to the local disk, so later runs are disk hits.", ""]
+
+micro = json.load(open(f"{results}/micro.json"))
+def pct(values, q):
+    values = sorted(v for v in values if v >= 0)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
+lines += ["### Per backend at 4 / 64 KiB", "",
+          f"`bench/remote_hit_bench` in the same run: one warm client per backend (connection kept), "
+          f"{len(next(iter(micro.values())))} rounds with the backends interleaved in each, the store-level read a lookup "
+          "does: the disk store's load (sidecar + binary + checksum) against the remote's GET of the framed "
+          "record and its checks (checksum, key; no HMAC key set). µs; the ratio is the median against the disk "
+          "hit's of the same size, measured in this run.", "",
+          "| backend | size | p50 µs | p90 µs | p50 / disk p50 |", "|---|---|---|---|---|"]
+for size in ("4 KiB", "64 KiB"):
+    disk = pct(micro[f"disk {size}"], 0.5)
+    for backend in ("disk", "redis", "http", "https"):
+        values = micro.get(f"{backend} {size}")
+        if not values: continue
+        p50 = pct(values, 0.5)
+        lines.append(f"| {backend} | {size} | {p50:.0f} | {pct(values, 0.9):.0f} | {p50 / disk:.1f} × |")
+lines.append("")
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY

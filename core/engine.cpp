@@ -489,6 +489,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
       store_->save(finished->key.key, finished->binary, finished->sidecar);
       finished->timings.store_us = storing.elapsed_us();
       finished->claim.reset();
+      remote_->backfill(finished->key.key, finished->binary, finished->sidecar, finished->remote);
     }
     end(*finished);
   });

@@ -35,14 +35,16 @@ std::string raw(const Settings& settings, const char* key) {
 
 }  // namespace
 
-std::string remote_config_from(const Settings& settings, RemoteConfig* config, bool* read_only,
-                               milliseconds* lease_wait) {
+std::string remote_configs_from(const Settings& settings, std::vector<RemoteConfig>* configs, bool* read_only,
+                                milliseconds* lease_wait) {
   std::string error;
-  std::optional<RemoteEndpoint> endpoint = parse_remote_url(settings.remote, &error);
-  if (!endpoint) return "remote: " + error;
-  config->endpoint = *endpoint;
-  config->prefix = raw(settings, "remote_prefix");
-  config->hmac_key = raw(settings, "remote_hmac_key");
+  std::optional<std::vector<RemoteEndpoint>> endpoints = parse_remote_urls(settings.remote, &error);
+  if (!endpoints) return "remote: " + error;
+  RemoteConfig config;
+  config.prefix = raw(settings, "remote_prefix");
+  config.hmac_key = raw(settings, "remote_hmac_key");
+  config.bearer_token = raw(settings, "remote_bearer_token");
+  config.ca_file = raw(settings, "remote_ca_file");
   // 0 would mean "no bound" to a socket timeout: every bound is 1 ms .. 10 min, else the default.
   auto millis = [&](const char* key, milliseconds* out) {
     std::optional<std::uint64_t> value = parse_size(raw(settings, key));
@@ -53,27 +55,30 @@ std::string remote_config_from(const Settings& settings, RemoteConfig* config, b
     if (std::optional<std::uint64_t> value = parse_duration_s(raw(settings, key))) *out = milliseconds(*value * 1000);
     else error += std::string(error.empty() ? "" : "; ") + key + ": not a duration";
   };
-  millis("remote_connect_timeout", &config->connect_timeout);
-  millis("remote_timeout", &config->command_timeout);
-  seconds("remote_backoff", &config->backoff);
-  seconds("remote_lease_ttl", &config->lease_ttl);
+  millis("remote_connect_timeout", &config.connect_timeout);
+  millis("remote_timeout", &config.command_timeout);
+  seconds("remote_backoff", &config.backoff);
+  seconds("remote_lease_ttl", &config.lease_ttl);
   seconds("remote_lease_wait", lease_wait);
   *read_only = parse_bool(raw(settings, "remote_read_only")).value_or(false);
-  config->max_reply_bytes = static_cast<std::size_t>(
+  config.max_reply_bytes = static_cast<std::size_t>(
       std::min<std::uint64_t>(settings.max_entry_size, std::uint64_t{1} << 40) + kRecordOverhead);
-  if (config->prefix.empty()) config->prefix = "jitcache";
-  if (config->lease_ttl.count() == 0) config->lease_ttl = milliseconds(1000);
+  if (config.prefix.empty()) config.prefix = "jitcache";
+  if (config.lease_ttl.count() == 0) config.lease_ttl = milliseconds(1000);
+  for (RemoteEndpoint& endpoint : *endpoints) {
+    config.endpoint = std::move(endpoint);
+    configs->push_back(config);
+  }
   return error;
 }
 
 std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
   if (settings.remote.empty()) return nullptr;
-  RemoteConfig config;
+  std::vector<RemoteConfig> configs;
   bool read_only = false;
   milliseconds lease_wait{60000};
-  std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
-  bool url_parsed = !config.endpoint.host.empty() || config.endpoint.unix_socket;
-  if (!url_parsed) {
+  std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  if (configs.empty()) {
     log_warning("running without the remote tier: " + problem);
     return nullptr;
   }
@@ -84,12 +89,37 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
     log_warning("running without the remote tier: " + why);
     return nullptr;
   }
-  log_info("remote tier: " + config.endpoint.redacted() + (read_only ? " (read-only)" : ""));
-  return std::make_unique<RemoteTier>(tiers->open_remote(std::move(config)), read_only, lease_wait);
+  std::vector<std::unique_ptr<RemoteClient>> remotes;
+  std::string names;
+  for (RemoteConfig& config : configs) {
+    names += (names.empty() ? "" : " | ") + config.endpoint.redacted();
+    remotes.push_back(tiers->open_remote(std::move(config)));
+  }
+  log_info("remote tier: " + names + (read_only ? " (read-only)" : ""));
+  return std::make_unique<RemoteTier>(std::move(remotes), read_only, lease_wait);
 }
 
-RemoteTier::RemoteTier(std::unique_ptr<RemoteClient> store, bool read_only, milliseconds lease_wait)
-    : store_(std::move(store)), read_only_(read_only), lease_wait_(lease_wait) {}
+RemoteTier::RemoteTier(std::vector<std::unique_ptr<RemoteClient>> remotes, bool read_only, milliseconds lease_wait)
+    : remotes_(std::move(remotes)), read_only_(read_only), lease_wait_(lease_wait) {}
+
+RemoteResult RemoteTier::load_in_order(const Digest128& key, bool note_rejects, std::size_t* served_by) {
+  RemoteResult first;
+  for (std::size_t i = 0; i < remotes_.size(); ++i) {
+    RemoteResult loaded = remotes_[i]->load(key);
+    if (loaded.status == RemoteStatus::ok) {
+      if (i > 0 && first.status != RemoteStatus::miss) note(first, "read");  // the caller sees the hit only
+      *served_by = i;
+      return loaded;
+    }
+    if (i == 0) {
+      first = std::move(loaded);
+      continue;
+    }
+    const bool rejected = loaded.status == RemoteStatus::corrupt || loaded.status == RemoteStatus::bad_hmac;
+    if (loaded.status != RemoteStatus::miss && (note_rejects || !rejected)) note(loaded, "read");
+  }
+  return first;
+}
 
 void RemoteTier::note(const RemoteResult& result, const char* during) {
   const char* name = nullptr;
@@ -121,8 +151,9 @@ void RemoteTier::fetch(Lookup& lookup) {
   RemoteResult loaded;
   bool rejected_seen = false;
   const std::string token = new_lease_token();
+  std::size_t served_by = 0;
   for (;;) {
-    loaded = store_->load(key);
+    loaded = load_in_order(key, !rejected_seen, &served_by);
     if (loaded.status == RemoteStatus::corrupt || loaded.status == RemoteStatus::bad_hmac) {
       if (!rejected_seen) note(loaded, "read");  // once per lookup, though a waiter sees it on every poll
       rejected_seen = true;
@@ -132,12 +163,13 @@ void RemoteTier::fetch(Lookup& lookup) {
     }
     if (loaded.status == RemoteStatus::ok) break;
     // Nobody has a usable record: build it here, or wait for the node that is building it.
-    RemoteResult leased = read_only_ ? store_->lease_exists(key) : store_->acquire_lease(key, token);
+    rejected_seen = true;  // later polls: the other remotes' refusals are noted already
+    RemoteResult leased = read_only_ ? leader().lease_exists(key) : leader().acquire_lease(key, token);
     if (!read_only_ && leased.status == RemoteStatus::ok) {
       // The previous holder may have published and released between our read and our lease.
-      RemoteResult again = store_->load(key);
+      RemoteResult again = load_in_order(key, false, &served_by);
       if (again.status == RemoteStatus::ok) {
-        store_->release_lease(key, token);
+        leader().release_lease(key, token);
         loaded = std::move(again);
         break;
       }
@@ -177,6 +209,7 @@ void RemoteTier::fetch(Lookup& lookup) {
   lookup.timings.lookup_us += elapsed_us;
   lookup.remote = {{"status", to_string(loaded.status)}, {"lease", lease}, {"us", elapsed_us}};
   if (!loaded.reason.empty()) lookup.remote["reason"] = loaded.reason;
+  if (loaded.status == RemoteStatus::ok && remotes_.size() > 1) lookup.remote["remote"] = served_by;
 }
 
 std::string RemoteTier::take_lease_token(const Digest128& key) {
@@ -191,11 +224,15 @@ std::string RemoteTier::take_lease_token(const Digest128& key) {
 void RemoteTier::publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
                          std::string_view inputs) {
   if (read_only_) return abandon(key);
-  RemoteResult saved = store_->save(key, binary, sidecar);
-  if (saved.status == RemoteStatus::ok) count(counter::remote_store);
-  else note(saved, "write");
+  std::vector<RemoteClient*> stored;  // the remotes that hold the record now
+  for (const std::unique_ptr<RemoteClient>& remote : remotes_) {
+    RemoteResult saved = remote->save(key, binary, sidecar);
+    if (saved.status == RemoteStatus::ok) stored.push_back(remote.get());
+    else note(saved, "write");
+  }
+  if (!stored.empty()) count(counter::remote_store);
   abandon(key);  // the record is there (or could not be written): the lease has done its job
-  if (saved.status != RemoteStatus::ok || inputs.empty()) return;
+  if (stored.empty() || inputs.empty()) return;
   // After the release: waiting nodes want the entry, not these.
   std::optional<nlohmann::json> summary = program_summary(sidecar, fileops::now_ns() / 1000000000);
   std::optional<Digest128> digest = Digest128::from_hex(sidecar.value("inputs", std::string()));
@@ -204,12 +241,28 @@ void RemoteTier::publish(const Digest128& key, std::string_view binary, const nl
     log_info("input record of " + key.hex() + " not published: over the remote's 16 MiB cap");
     return;
   }
-  bool sent = false;
-  RemoteResult record = store_->publish_inputs(*digest, inputs, &sent);
-  if (record.status != RemoteStatus::ok) return note(record, "input record write");
-  count(sent ? counter::remote_inputs_sent : counter::remote_inputs_there);
-  if (RemoteResult listed = store_->publish_program(key, *summary); listed.status != RemoteStatus::ok) {
-    note(listed, "program summary write");
+  for (RemoteClient* remote : stored) {
+    bool sent = false;
+    RemoteResult record = remote->publish_inputs(*digest, inputs, &sent);
+    if (record.status != RemoteStatus::ok) {
+      note(record, "input record write");
+      continue;
+    }
+    count(sent ? counter::remote_inputs_sent : counter::remote_inputs_there);
+    if (RemoteResult listed = remote->publish_program(key, *summary); listed.status != RemoteStatus::ok) {
+      note(listed, "program summary write");
+    }
+  }
+}
+
+void RemoteTier::backfill(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
+                          const nlohmann::json& remote) {
+  const std::size_t served_by = remote.is_object() ? remote.value("remote", std::size_t{0}) : 0;
+  if (read_only_ || served_by == 0 || served_by >= remotes_.size()) return;
+  for (std::size_t i = 0; i < served_by; ++i) {
+    RemoteResult saved = remotes_[i]->save(key, binary, sidecar);
+    if (saved.status == RemoteStatus::ok) count(counter::remote_backfill);
+    else note(saved, "backfill write");
   }
 }
 
@@ -221,7 +274,7 @@ bool RemoteTier::holds_lease(const Digest128& key) {
 void RemoteTier::abandon(const Digest128& key) {
   std::string token = take_lease_token(key);
   if (token.empty()) return;
-  RemoteResult released = store_->release_lease(key, token);
+  RemoteResult released = leader().release_lease(key, token);
   if (released.status != RemoteStatus::ok && released.status != RemoteStatus::miss) note(released, "lease release");
 }
 

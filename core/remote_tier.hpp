@@ -1,6 +1,6 @@
-// The engine's side of the remote tier: reads the remote_* settings, asks the remote after a
-// disk miss, takes part in cluster-wide single-flight, publishes built binaries, counts and
-// warns. Protocol and trust model: docs/remote.md.
+// The engine's side of the remote tier: reads the remote_* settings, asks the remotes in order
+// after a disk miss, takes part in cluster-wide single-flight (through the first remote), publishes
+// built binaries to every remote, counts and warns. Protocol and trust model: docs/remote.md.
 #pragma once
 
 #include <map>
@@ -8,6 +8,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,7 +26,8 @@ class RemoteTier {
   // tiers' library (core/tier_source.hpp) cannot be loaded.
   static std::unique_ptr<RemoteTier> open(const Settings& settings);
 
-  // After a disk miss. A hit fills `lookup` (verdict hit, tier "remote"). On a miss this process
+  // After a disk miss, each remote in order. A hit fills `lookup` (verdict hit, tier "remote";
+  // lookup.remote["remote"]: which one, counted from 0). On a miss this process
   // may now hold the key's lease: it builds, then publish() or abandon(). When another node holds
   // the lease, waits (bounded by remote_lease_wait) for its record instead of building.
   // Records what happened in lookup.remote for the trace.
@@ -37,28 +39,38 @@ class RemoteTier {
   void publish(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
                std::string_view inputs = {});
 
+  // A hit from a later remote, loaded by the driver: written to the earlier ones (unless
+  // read-only), so that the next host finds it on the first. `remote`: lookup.remote.
+  void backfill(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
+                const nlohmann::json& remote);
+
   // The build failed or produced nothing to store: let another node try.
   void abandon(const Digest128& key);
 
   // Whether this process holds the key's lease: other nodes may be waiting for its record.
   bool holds_lease(const Digest128& key);
 
-  RemoteTier(std::unique_ptr<RemoteClient> store, bool read_only, std::chrono::milliseconds lease_wait);
+  RemoteTier(std::vector<std::unique_ptr<RemoteClient>> remotes, bool read_only, std::chrono::milliseconds lease_wait);
 
  private:
   // Counts a failed or skipped call and warns about it once per kind.
   void note(const RemoteResult& result, const char* during);
   std::string take_lease_token(const Digest128& key);
+  // Asks every remote in order; the first hit wins (`*served_by` its index). Without one, the
+  // first remote's answer; the others' failures are noted here (`note_rejects`: corrupt ones too).
+  RemoteResult load_in_order(const Digest128& key, bool note_rejects, std::size_t* served_by);
+  RemoteClient& leader() { return *remotes_.front(); }  // leases: the first remote only
 
-  std::unique_ptr<RemoteClient> store_;
+  std::vector<std::unique_ptr<RemoteClient>> remotes_;
   bool read_only_;
   std::chrono::milliseconds lease_wait_;
   std::mutex leases_mutex_;
   std::map<std::string, std::string> leases_;  // key hex -> token of a lease this process holds
 };
 
-// What an unusable remote_* setting looks like, for the tool and the warnings ("" when fine).
-std::string remote_config_from(const Settings& settings, RemoteConfig* config, bool* read_only,
-                               std::chrono::milliseconds* lease_wait);
+// The remote_* settings, one config per JITCACHE_REMOTE URL; what an unusable setting looks like
+// for the tool and the warnings ("" when fine). No config at all when the URL list is refused.
+std::string remote_configs_from(const Settings& settings, std::vector<RemoteConfig>* configs, bool* read_only,
+                                std::chrono::milliseconds* lease_wait);
 
 }  // namespace jitcache

@@ -45,13 +45,18 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"log", "JITCACHE_LOG", "", "unset: one warning per process; warn, info or debug: more"},
     {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
      "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
-    {"remote", "JITCACHE_REMOTE", "", "remote tier URL, e.g. redis://host:6379"},
+    {"remote", "JITCACHE_REMOTE", "",
+     "remote tier URL (redis://host:6379, https://host/path), or several asked in order: url|url"},
     {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000",
      "at exit, wait at most this long in all for pending stores, traces and the stats lock"},
     {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0", "read the remote but never write it or take build leases"},
     {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
      "secret shared by the nodes: records are signed, unsigned or forged ones are refused"},
     {"remote_prefix", "JITCACHE_REMOTE_PREFIX", "jitcache", "namespace of this cache's keys on the server"},
+    {"remote_bearer_token", "JITCACHE_REMOTE_BEARER_TOKEN", "",
+     "HTTP(S) remotes: sent as \"Authorization: Bearer <token>\" (instead of the URL's user:password)"},
+    {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
+     "HTTPS remotes: PEM file of the certificate authorities to trust (default: the system's)"},
     {"remote_connect_timeout", "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "50",
      "bound on name resolution + connecting to the remote (ms, 1..600000)"},
     {"remote_timeout", "JITCACHE_REMOTE_TIMEOUT_MS", "200",
@@ -168,13 +173,12 @@ const char* to_string(SettingOrigin origin) {
   return "?";
 }
 
-std::string redacted_setting(std::string_view key, std::string_view value) {
-  if (value.empty()) return std::string(value);
-  if (key == "remote_hmac_key") return "***";
-  if (key != "remote") return std::string(value);
-  // [scheme://][user[:password]@]rest: credentials end at the last '@', as the URL parser
-  // (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden too. Without a ':'
-  // the one part is the password: hidden.
+namespace {
+
+// One URL: [scheme://][user[:password]@]rest. Credentials end at the last '@', as the URL parser
+// (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden too. Without a ':'
+// the one part is the password: hidden.
+std::string redacted_url(std::string_view value) {
   const std::size_t scheme = value.find("://");
   const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
   const std::size_t at = value.rfind('@');
@@ -183,6 +187,23 @@ std::string redacted_setting(std::string_view key, std::string_view value) {
   const std::size_t colon = credentials.find(':');
   const std::string user = colon == std::string_view::npos ? "" : std::string(credentials.substr(0, colon));
   return std::string(value.substr(0, start)) + user + ":***" + std::string(value.substr(at));
+}
+
+}  // namespace
+
+std::string redacted_setting(std::string_view key, std::string_view value) {
+  if (value.empty()) return std::string(value);
+  if (key == "remote_hmac_key" || key == "remote_bearer_token") return "***";
+  if (key != "remote") return std::string(value);
+  // Each URL of the list on its own (store/remote_url.hpp: '|' or white space between them).
+  std::string out;
+  for (std::size_t start = 0; start <= value.size();) {
+    std::size_t end = std::min(value.find_first_of("| \t\n\r", start), value.size());
+    out += redacted_url(value.substr(start, end - start));
+    if (end < value.size()) out += value[end];
+    start = end + 1;
+  }
+  return out;
 }
 
 namespace {

@@ -44,6 +44,7 @@ inline constexpr const char* remote_lease_wait = "remote_lease_waits";        //
 inline constexpr const char* remote_lease_timeout = "remote_lease_timeouts";  // ... and gave up, built here
 inline constexpr const char* remote_inputs_sent = "remote_inputs_sent";           // input records published
 inline constexpr const char* remote_inputs_there = "remote_inputs_already_there";  // ... not re-sent
+inline constexpr const char* remote_backfill = "remote_backfills";  // a later remote's hit written to an earlier one
 }  // namespace counter
 
 using CounterMap = std::map<std::string, std::int64_t>;

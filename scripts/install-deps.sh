@@ -12,6 +12,8 @@ packages=(
   python3-pyopencl
   python3-opencv python3-numpy hashcat  # tests/apps (the real-application suite) and bench/clients.sh
   libssl-dev redis-server
+  libcurl4-openssl-dev  # HTTP(S) remotes (libjitcache-tiers.so only)
+  nginx-core  # tests: the HTTP remote against nginx's WebDAV PUT (--with-http_dav_module)
   libarchive-dev  # tests only: an independent reader of the packs jitcache writes
   gnuplot-nox  # bench/ plots
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine

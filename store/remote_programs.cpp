@@ -10,8 +10,6 @@ namespace {
 
 constexpr std::string_view kInputsMagic = "JCI1";
 constexpr std::string_view kProgramMagic = "JCP1";
-// magic, flags, id, size; checksum; tag
-constexpr std::uint64_t kBlobOverhead = 4 + 4 + 16 + 8 + 16 + 32;
 constexpr std::size_t kMaxComponents = 64;
 
 RemoteResult result(RemoteStatus status, std::string reason = {}) {
@@ -71,13 +69,25 @@ std::string program_name(const RemoteStore& store, const Digest128& key) {
   return store.record_namespace() + ":program:" + key.hex();
 }
 
+std::string encode_inputs_blob(const Digest128& digest, std::string_view record, std::string_view hmac_key) {
+  return remote_framing::encode_blob(kInputsMagic, digest, record, hmac_key);
+}
+
+RemoteResult encode_program_blob(const Digest128& key, const nlohmann::json& summary, std::string_view hmac_key,
+                                 std::string* value) {
+  const std::string payload = summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (payload.size() > kMaxProgramSummaryBytes) return result(RemoteStatus::skipped, "program summary over the cap");
+  *value = remote_framing::encode_blob(kProgramMagic, key, payload, hmac_key);
+  return result(RemoteStatus::ok);
+}
+
 RemoteResult publish_inputs(RemoteStore& store, const Digest128& digest, std::string_view record, bool* sent) {
   *sent = false;
   if (record.size() > kMaxRemoteInputsBytes) {
     return result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
   }
   const std::string name = inputs_name(store, digest);
-  const std::string value = remote_framing::encode_blob(kInputsMagic, digest, record, store.config().hmac_key);
+  const std::string value = encode_inputs_blob(digest, record, store.config().hmac_key);
   bool there = false;
   RemoteResult checked = store.command({"STRLEN", name}, [&](const RedisReply& reply) {
     there = reply.integer() == static_cast<long long>(value.size());
@@ -90,10 +100,27 @@ RemoteResult publish_inputs(RemoteStore& store, const Digest128& digest, std::st
 }
 
 RemoteResult publish_program(RemoteStore& store, const Digest128& key, const nlohmann::json& summary) {
-  const std::string payload = summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (payload.size() > kMaxProgramSummaryBytes) return result(RemoteStatus::skipped, "program summary over the cap");
-  const std::string value = remote_framing::encode_blob(kProgramMagic, key, payload, store.config().hmac_key);
+  std::string value;
+  if (RemoteResult framed = encode_program_blob(key, summary, store.config().hmac_key, &value);
+      framed.status != RemoteStatus::ok) {
+    return framed;
+  }
   return store.command({"SET", program_name(store, key), value}, [](const RedisReply&) { return result(RemoteStatus::ok); });
+}
+
+void add_program_summary(const std::string& name, const Digest128& key, std::string_view value,
+                         std::string_view hmac_key, RemoteListing* listing) {
+  remote_framing::DecodedBlob blob = remote_framing::decode_blob(kProgramMagic, key, value, kMaxProgramSummaryBytes, hmac_key);
+  if (blob.check != RecordCheck::ok) {
+    listing->refused.push_back({name, std::string(to_string(blob.check)) + ": " + blob.reason});
+    return;
+  }
+  nlohmann::json summary = parse_untrusted_json(blob.payload);
+  if (std::string problem = summary_problem(summary, key); !problem.empty()) {
+    listing->refused.push_back({name, "corrupt: " + problem});
+    return;
+  }
+  listing->programs.push_back({key, std::move(summary)});
 }
 
 RemoteResult list_programs(RemoteStore& store, std::size_t max_calls, RemoteListing* listing) {
@@ -129,18 +156,7 @@ RemoteResult list_programs(RemoteStore& store, std::size_t max_calls, RemoteList
                                      });
     if (got.status != RemoteStatus::ok) return got;
     if (absent) continue;
-    remote_framing::DecodedBlob blob = remote_framing::decode_blob(kProgramMagic, *key, value, kMaxProgramSummaryBytes,
-                                                                   store.config().hmac_key);
-    if (blob.check != RecordCheck::ok) {
-      listing->refused.push_back({name, std::string(to_string(blob.check)) + ": " + blob.reason});
-      continue;
-    }
-    nlohmann::json summary = parse_untrusted_json(blob.payload);
-    if (std::string problem = summary_problem(summary, *key); !problem.empty()) {
-      listing->refused.push_back({name, "corrupt: " + problem});
-      continue;
-    }
-    listing->programs.push_back({*key, std::move(summary)});
+    add_program_summary(name, *key, value, store.config().hmac_key, listing);
   }
   return result(RemoteStatus::ok);
 }
@@ -155,11 +171,14 @@ RemoteResult fetch_inputs(RemoteStore& store, const Digest128& digest) {
                                      return result(value.empty() ? RemoteStatus::miss : RemoteStatus::ok);
                                    });
   if (got.status != RemoteStatus::ok) return got;
-  if (value.size() > longest) {
+  return check_inputs_blob(digest, value, store.config().hmac_key);
+}
+
+RemoteResult check_inputs_blob(const Digest128& digest, std::string_view value, std::string_view hmac_key) {
+  if (value.size() > kMaxRemoteInputsBytes + kBlobOverhead) {
     return result(RemoteStatus::corrupt, "larger than the " + std::to_string(kMaxRemoteInputsBytes) + "-byte cap");
   }
-  remote_framing::DecodedBlob blob =
-      remote_framing::decode_blob(kInputsMagic, digest, value, kMaxRemoteInputsBytes, store.config().hmac_key);
+  remote_framing::DecodedBlob blob = remote_framing::decode_blob(kInputsMagic, digest, value, kMaxRemoteInputsBytes, hmac_key);
   if (blob.check != RecordCheck::ok) return result(status_of(blob.check), blob.reason);
   if (xxh3_128(blob.payload) != digest) return result(RemoteStatus::corrupt, "its bytes do not hash to its name");
   std::string why;

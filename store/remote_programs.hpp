@@ -30,6 +30,8 @@ namespace jitcache {
 inline constexpr std::uint64_t kMaxRemoteInputsBytes = 16ull << 20;
 inline constexpr std::uint64_t kMaxProgramSummaryBytes = 64ull << 10;
 inline constexpr int kProgramSummarySchema = 1;
+// What framing adds to a blob's payload: magic, flags, id, size; checksum; tag.
+inline constexpr std::uint64_t kBlobOverhead = 4 + 4 + 16 + 8 + 16 + 32;
 
 std::string inputs_name(const RemoteStore& store, const Digest128& digest);
 std::string program_name(const RemoteStore& store, const Digest128& key);
@@ -42,6 +44,12 @@ RemoteResult publish_inputs(RemoteStore& store, const Digest128& digest, std::st
 // The summary of a stored entry, from its sidecar; nullopt when the sidecar names no input record.
 std::optional<nlohmann::json> program_summary(const nlohmann::json& sidecar, std::int64_t published_s);
 RemoteResult publish_program(RemoteStore& store, const Digest128& key, const nlohmann::json& summary);
+
+// The framed values, for any remote (the Redis calls above, store/http_remote.hpp).
+std::string encode_inputs_blob(const Digest128& digest, std::string_view record, std::string_view hmac_key);
+// skipped (nothing framed) for a summary over its cap.
+RemoteResult encode_program_blob(const Digest128& key, const nlohmann::json& summary, std::string_view hmac_key,
+                                 std::string* value);
 
 struct RemoteProgram {
   Digest128 key;
@@ -62,6 +70,14 @@ struct RemoteListing {
 // SCAN over <ns>:program:* (at most `max_calls` steps), then one GET per summary, each verified.
 // ok (what was seen is in `listing`), or the failure that stopped the walk.
 RemoteResult list_programs(RemoteStore& store, std::size_t max_calls, RemoteListing* listing);
+
+// Checks one summary read from `name` (of `key`): into listing->programs, or listing->refused.
+void add_program_summary(const std::string& name, const Digest128& key, std::string_view value,
+                         std::string_view hmac_key, RemoteListing* listing);
+
+// Every check of an input record read under `digest` (at most the cap + framing long): ok with the
+// record in `binary`, or corrupt / bad_hmac with the reason.
+RemoteResult check_inputs_blob(const Digest128& digest, std::string_view value, std::string_view hmac_key);
 
 // The input record named `digest`, every check passed: ok with the record in `binary`; miss;
 // corrupt or bad_hmac with the reason; or the failure. At most the cap plus framing is read.

@@ -1,17 +1,12 @@
 #include "store/remote_store.hpp"
 
-#include "store/file_ops.hpp"
-
-#include <mutex>
-
 #include "store/hmac_sha256.hpp"
 #include "store/redis_connection.hpp"
+#include "store/remote_gate.hpp"
 #include "store/remote_record.hpp"
 
 namespace jitcache {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Deletes the lease only when it is still ours: a plain DEL could free another holder's lease.
 constexpr const char* kReleaseScript =
@@ -55,18 +50,14 @@ std::string glob_prefix(const std::string& text) {
 }  // namespace
 
 struct RemoteStore::State {
-  std::timed_mutex mutex;  // timed: a child forked mid-call inherits it locked; never wait unbounded
+  RemoteGate gate;
   std::unique_ptr<RedisConnection> connection;
-  std::uint64_t owner = fileops::current_process_id();
-  Clock::time_point skip_until{};
-  std::string last_failure;
-  bool disabled = false;
 };
 
 // Signed and unsigned records live apart, and so do records signed with different keys: a node
 // never overwrites (or is made to rebuild) a record that another kind of node wrote. The
 // namespace names the HMAC key by a tag of a fixed text, which tells nothing about the key.
-std::string namespace_for(const RemoteConfig& config) {
+std::string remote_namespace(const RemoteConfig& config) {
   if (config.hmac_key.empty()) return config.prefix;
   std::string tag = hmac_sha256(config.hmac_key, "jitcache remote namespace v1");
   static constexpr char kHex[] = "0123456789abcdef";
@@ -79,7 +70,7 @@ std::string namespace_for(const RemoteConfig& config) {
 }
 
 RemoteStore::RemoteStore(RemoteConfig config)
-    : config_(std::move(config)), namespace_(namespace_for(config_)), state_(std::make_unique<State>()) {}
+    : config_(std::move(config)), namespace_(remote_namespace(config_)), state_(std::make_unique<State>()) {}
 
 RemoteStore::~RemoteStore() = default;
 
@@ -88,38 +79,29 @@ std::string RemoteStore::lease_name(const Digest128& key) const { return record_
 
 RemoteResult RemoteStore::run(const std::function<RemoteResult(RedisConnection&, Deadline)>& work) {
   State& state = *state_;
-  std::unique_lock lock(state.mutex, std::defer_lock);
-  if (!lock.try_lock_for(config_.connect_timeout + config_.command_timeout)) {
-    return result(RemoteStatus::skipped, "connection busy");
-  }
-  if (state.disabled) return result(RemoteStatus::skipped, "remote off: " + state.last_failure);
-  if (state.owner != fileops::current_process_id()) {  // forked: the socket belongs to the parent
-    state.connection.reset();
-    state.owner = fileops::current_process_id();
-  }
-  if (Clock::now() < state.skip_until) return result(RemoteStatus::skipped, "backing off after: " + state.last_failure);
+  return state.gate.run(config_, [&](const RemoteGate::Call& call) {
+    if (call.forked) state.connection.reset();  // the socket belongs to the parent
+    RemoteResult outcome;
+    if (!state.connection) {
+      RedisError error;
+      state.connection = RedisConnection::open(config_.endpoint, call.connect_deadline, call.deadline,
+                                               config_.max_reply_bytes, &error);
+      if (!state.connection) return failure(error);
+    }
+    outcome = work(*state.connection, call.deadline);
+    if (outcome.failed()) state.connection.reset();  // a late reply would desynchronise it
+    return outcome;
+  });
+}
 
-  // One deadline for the call once it has the connection (the wait for it, above, has the same
-  // bound): name resolution, connect, AUTH/SELECT and the command with its whole reply all come
-  // out of it. Counting the lock wait in too would turn a busy connection into a timeout and a
-  // back-off of the whole process.
-  const Clock::time_point started = Clock::now();
-  const Deadline deadline = started + config_.connect_timeout + config_.command_timeout;
-  RemoteResult outcome;
-  if (!state.connection) {
-    RedisError error;
-    state.connection = RedisConnection::open(config_.endpoint, started + config_.connect_timeout, deadline,
-                                             config_.max_reply_bytes, &error);
-    if (!state.connection) outcome = failure(error);
-  }
-  if (state.connection) outcome = work(*state.connection, deadline);
-  if (outcome.failed()) {
-    state.connection.reset();  // a late reply would desynchronise it
-    state.last_failure = std::string(to_string(outcome.status)) + ": " + outcome.reason;
-    state.skip_until = Clock::now() + config_.backoff;
-    state.disabled = outcome.status == RemoteStatus::rejected;
-  }
-  return outcome;
+RemoteResult checked_record(const Digest128& key, std::string_view value, std::string_view hmac_key) {
+  DecodedRecord decoded = decode_record(key, value, hmac_key);
+  if (decoded.check == RecordCheck::corrupt) return result(RemoteStatus::corrupt, decoded.reason);
+  if (decoded.check == RecordCheck::bad_hmac) return result(RemoteStatus::bad_hmac, decoded.reason);
+  RemoteResult hit = result(RemoteStatus::ok);
+  hit.binary = std::move(decoded.binary);
+  hit.sidecar = std::move(decoded.sidecar);
+  return hit;
 }
 
 RemoteResult RemoteStore::load(const Digest128& key) {
@@ -129,13 +111,7 @@ RemoteResult RemoteStore::load(const Digest128& key) {
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     if (reply->is_nil()) return result(RemoteStatus::miss);
-    DecodedRecord decoded = decode_record(key, reply->text(), config_.hmac_key);
-    if (decoded.check == RecordCheck::corrupt) return result(RemoteStatus::corrupt, decoded.reason);
-    if (decoded.check == RecordCheck::bad_hmac) return result(RemoteStatus::bad_hmac, decoded.reason);
-    RemoteResult hit = result(RemoteStatus::ok);
-    hit.binary = std::move(decoded.binary);
-    hit.sidecar = std::move(decoded.sidecar);
-    return hit;
+    return checked_record(key, reply->text(), config_.hmac_key);
   });
   return fetched;
 }

@@ -35,6 +35,8 @@ struct RemoteConfig {
   RemoteEndpoint endpoint;
   std::string prefix = "jitcache";
   std::string hmac_key;  // empty: records are neither signed nor verified
+  std::string bearer_token;  // HTTP: "Authorization: Bearer <token>" (else basic auth from the URL, if any)
+  std::string ca_file;       // HTTPS: trust this PEM bundle instead of the system's
   std::chrono::milliseconds connect_timeout{50};
   std::chrono::milliseconds command_timeout{200};
   std::chrono::milliseconds backoff{30000};
@@ -109,6 +111,13 @@ class RemoteStore {
   std::string namespace_;
   std::unique_ptr<State> state_;
 };
+
+// "<prefix>" without an HMAC key, "<prefix>:hmac-<16 hex>" with one (any remote's record namespace).
+std::string remote_namespace(const RemoteConfig& config);
+
+// A record read under `key` as a lookup takes it (store/remote_record.hpp): ok with the binary
+// and sidecar, or corrupt / bad_hmac with the reason. Every remote's load() ends here.
+RemoteResult checked_record(const Digest128& key, std::string_view value, std::string_view hmac_key);
 
 // A random token naming one lease holder.
 std::string new_lease_token();

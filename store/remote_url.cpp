@@ -60,7 +60,7 @@ std::optional<std::string_view> take_credentials(std::string_view text, RemoteEn
   return text.substr(at + 1);
 }
 
-std::optional<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* error) {
+std::optional<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* error, int default_port = 6379) {
   RemoteEndpoint endpoint;
   std::optional<std::string_view> after = take_credentials(rest, endpoint, error);
   if (!after) return std::nullopt;
@@ -83,12 +83,13 @@ std::optional<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* erro
       return std::nullopt;
     }
     if (!tail.empty()) port = tail.substr(1);
-    else port = "6379";
   } else {
     std::size_t colon = authority.rfind(':');
     endpoint.host = std::string(authority.substr(0, colon));
-    port = colon == std::string_view::npos ? "6379" : authority.substr(colon + 1);
+    if (colon != std::string_view::npos) port = authority.substr(colon + 1);
   }
+  const std::string default_text = std::to_string(default_port);
+  if (port.empty() && (authority.empty() || authority.back() != ':')) port = default_text;
   if (endpoint.host.empty()) {
     *error = "no host";
     return std::nullopt;
@@ -107,6 +108,25 @@ std::optional<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* erro
     }
     endpoint.db = *db;
   }
+  return endpoint;
+}
+
+// http[s]://[user:password@]host[:port][/path]: the path is a folder on the server, kept as given
+// (it is sent, never decoded); '?' and '#' have no meaning there and are refused.
+std::optional<RemoteEndpoint> parse_http(std::string_view rest, bool tls, std::string* error) {
+  std::size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  std::string_view path = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  if (path.find_first_of("?# ") != std::string_view::npos) {
+    *error = "no query, fragment or space in an http(s) remote's path";
+    return std::nullopt;
+  }
+  std::optional<RemoteEndpoint> endpoint = parse_tcp(authority, error, tls ? 443 : 80);
+  if (!endpoint) return std::nullopt;
+  endpoint->kind = RemoteEndpoint::Kind::http;
+  endpoint->tls = tls;
+  while (path.ends_with('/')) path.remove_suffix(1);
+  endpoint->path = std::string(path);
   return endpoint;
 }
 
@@ -152,9 +172,18 @@ std::optional<RemoteEndpoint> parse_unix(std::string_view rest, std::string* err
 
 }  // namespace
 
+std::string RemoteEndpoint::base_url() const {
+  bool ipv6 = host.find(':') != std::string::npos;
+  return std::string(tls ? "https://" : "http://") + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port) + path;
+}
+
 std::string RemoteEndpoint::redacted() const {
   std::string credentials;
   if (!user.empty() || !password.empty()) credentials = user + (password.empty() ? "" : ":***") + "@";
+  if (kind == Kind::http) {
+    std::string url = base_url();
+    return url.insert(url.find("://") + 3, credentials);
+  }
   if (unix_socket) return "redis+unix://" + credentials + socket_path + (db ? "?db=" + std::to_string(db) : "");
   bool ipv6 = host.find(':') != std::string::npos;
   return "redis://" + credentials + (ipv6 ? "[" + host + "]" : host) + ":" + std::to_string(port) +
@@ -166,10 +195,36 @@ std::optional<RemoteEndpoint> parse_remote_url(std::string_view url, std::string
   if (!error) error = &ignored;
   if (url.starts_with("redis://")) return parse_tcp(url.substr(8), error);
   if (url.starts_with("redis+unix:")) return parse_unix(url.substr(11), error);
+  if (url.starts_with("http://")) return parse_http(url.substr(7), false, error);
+  if (url.starts_with("https://")) return parse_http(url.substr(8), true, error);
   std::size_t scheme = url.find("://");
-  *error = scheme == std::string_view::npos ? "not a URL (expected redis://host:port)"
+  *error = scheme == std::string_view::npos ? "not a URL (expected redis://host:port or http(s)://host/path)"
                                             : "unsupported scheme '" + std::string(url.substr(0, scheme)) + "'";
   return std::nullopt;
+}
+
+std::optional<std::vector<RemoteEndpoint>> parse_remote_urls(std::string_view urls, std::string* error) {
+  std::string ignored;
+  if (!error) error = &ignored;
+  std::vector<RemoteEndpoint> endpoints;
+  constexpr std::string_view kSeparators = "| \t\n\r";
+  for (std::size_t start = 0; start < urls.size();) {
+    std::size_t end = std::min(urls.find_first_of(kSeparators, start), urls.size());
+    if (end > start) {
+      std::optional<RemoteEndpoint> endpoint = parse_remote_url(urls.substr(start, end - start), error);
+      if (!endpoint) {
+        if (endpoints.size() > 0 || end < urls.size()) *error = "remote " + std::to_string(endpoints.size() + 1) + ": " + *error;
+        return std::nullopt;
+      }
+      endpoints.push_back(std::move(*endpoint));
+    }
+    start = end + 1;
+  }
+  if (endpoints.empty()) {
+    *error = "no URL";
+    return std::nullopt;
+  }
+  return endpoints;
 }
 
 }  // namespace jitcache

@@ -1,5 +1,6 @@
 #include "store/tiers.hpp"
 
+#include "store/http_remote.hpp"
 #include "store/pack_set.hpp"
 #include "store/remote_programs.hpp"
 
@@ -26,6 +27,7 @@ class RemoteStoreClient final : public RemoteClient {
   RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) override {
     return jitcache::publish_program(store_, key, summary);
   }
+  std::string describe() const override { return store_.config().endpoint.redacted(); }
 
  private:
   RemoteStore store_;
@@ -38,6 +40,9 @@ std::unique_ptr<PackTier> open_packs(std::string_view spec, std::string_view key
 }
 
 std::unique_ptr<RemoteClient> open_remote(RemoteConfig config) {
+#ifndef _WIN32  // no libcurl there: the Redis client's stub refuses every remote alike
+  if (config.endpoint.kind == RemoteEndpoint::Kind::http) return std::make_unique<HttpRemote>(std::move(config));
+#endif
   return std::make_unique<RemoteStoreClient>(std::move(config));
 }
 

@@ -1,5 +1,5 @@
-// The tiers that need libcrypto or hiredis (packs: SHA-256 + Ed25519; the Redis remote: hiredis +
-// HMAC-SHA256), behind a factory the engine asks only when JITCACHE_PACKS or JITCACHE_REMOTE is
+// The tiers that need libcrypto, hiredis or libcurl (packs: SHA-256 + Ed25519; the remotes: hiredis,
+// libcurl, HMAC-SHA256), behind a factory the engine asks only when JITCACHE_PACKS or JITCACHE_REMOTE is
 // set. The shim gets it from libjitcache-tiers.so, loaded next to libjitcache.so on first use, so
 // that a process configuring neither never maps those libraries (docs/design-decisions.md); the
 // `jitcache` tool links the same factory (linked_tiers()). Both sides are built from one tree:
@@ -17,7 +17,7 @@
 
 #include "hashing/digest.hpp"
 #include "store/disk_store.hpp"
-#include "store/remote_store.hpp"
+#include "store/remote_client.hpp"
 
 namespace jitcache {
 
@@ -37,22 +37,8 @@ class PackTier {
   virtual void refuse(const Digest128& key) = 0;
 };
 
-// What the engine's remote tier (core/remote_tier.hpp) asks of the Redis server: RemoteStore's
-// calls and store/remote_programs.hpp's publishing, with their meanings.
-class RemoteClient {
- public:
-  virtual ~RemoteClient() = default;
-  virtual RemoteResult load(const Digest128& key) = 0;
-  virtual RemoteResult save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) = 0;
-  virtual RemoteResult acquire_lease(const Digest128& key, const std::string& token) = 0;
-  virtual RemoteResult lease_exists(const Digest128& key) = 0;
-  virtual RemoteResult release_lease(const Digest128& key, const std::string& token) = 0;
-  virtual RemoteResult publish_inputs(const Digest128& digest, std::string_view record, bool* sent) = 0;
-  virtual RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) = 0;
-};
-
 // Bump whenever anything crossing the boundary changes (these classes, the types they pass).
-inline constexpr int kTierAbi = 1;
+inline constexpr int kTierAbi = 2;
 // A cheap check that both sides see the same layouts (a plugin from another build is refused).
 inline constexpr std::size_t kTierLayout = sizeof(PackLookup) * 1000003 + sizeof(RemoteResult) * 1009 +
                                            sizeof(RemoteConfig) * 31 + sizeof(nlohmann::json);
@@ -63,6 +49,7 @@ struct TierFactory {
   // JITCACHE_PACKS (`spec`) with the keys of JITCACHE_PACK_KEYS; warnings name every pack left out.
   std::unique_ptr<PackTier> (*open_packs)(std::string_view spec, std::string_view key_files,
                                           std::vector<std::string>* warnings) = nullptr;
+  // The client of one remote, Redis or HTTP by its URL's scheme (the engine asks several in order).
   std::unique_ptr<RemoteClient> (*open_remote)(RemoteConfig config) = nullptr;
 };
 

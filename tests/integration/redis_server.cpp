@@ -12,7 +12,6 @@
 #include "store/redis_connection.hpp"
 
 namespace jitcache::testing {
-namespace {
 
 // A port the kernel just handed out on 127.0.0.1; free unless someone takes it in between
 // (then the server fails to start and another port is tried).
@@ -29,8 +28,6 @@ int free_loopback_port() {
   ::close(fd);
   return ntohs(address.sin_port);
 }
-
-}  // namespace
 
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit) {
   auto deadline = std::chrono::steady_clock::now() + limit;

@@ -1,6 +1,7 @@
 // The remote tier's bounds against hostile servers (docs/remote.md, "Bounded cost"): a fake
 // Redis on 127.0.0.1 that drips its reply one byte every 150 ms, announces a huge bulk string or
-// a huge array, and a name lookup that never answers. Each call must end on its own bound with
+// a huge array, and a name lookup that never answers; a fake HTTP server that drips, lies in its
+// Content-Length, floods chunks, redirects or fails. Each call must end on its own bound with
 // the status that says which bound stopped it. The generous ctest TIMEOUT is only a hang guard.
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -20,6 +21,7 @@
 #include "core/remote_tier.hpp"
 #include "core/settings.hpp"
 #include "store/redis_connection.hpp"
+#include "store/http_remote.hpp"
 #include "store/remote_store.hpp"
 
 namespace jitcache::testing {
@@ -49,12 +51,13 @@ class FakeRedis {
       if (::poll(waits, 2, -1) <= 0 || waits[1].revents) return;
       int client = ::accept(listener_, nullptr, nullptr);
       if (client < 0) return;
+      accepted_ = true;
       Pace pace = [this](int ms) {
         pollfd stop{stop_[0], POLLIN, 0};
         return ::poll(&stop, 1, ms) == 0;  // the adversary's own pacing, not a test synchronisation
       };
       char request[4096];
-      if (::recv(client, request, sizeof request, 0) > 0) respond(client, pace);  // the client's GET
+      if (::recv(client, request, sizeof request, 0) > 0 && respond) respond(client, pace);  // the client's request
       // Keep the socket until the client closes it: closing with its bytes unread would reset it.
       ::shutdown(client, SHUT_WR);
       for (;;) {
@@ -78,11 +81,23 @@ class FakeRedis {
     config.backoff = std::chrono::hours(1);
     return config;
   }
+  bool accepted() const { return accepted_; }
+  std::string http_base() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  RemoteConfig http_config() const {
+    RemoteConfig config = this->config();
+    config.endpoint.kind = RemoteEndpoint::Kind::http;
+    config.endpoint.path = "/cache";
+    config.connect_timeout = std::chrono::milliseconds(5000);
+    config.command_timeout = std::chrono::milliseconds(20000);
+    config.max_reply_bytes = 1 << 20;
+    return config;
+  }
 
  private:
   int listener_ = -1;
   int stop_[2] = {-1, -1};
   int port_ = 0;
+  std::atomic<bool> accepted_{false};
   std::thread thread_;
 };
 
@@ -188,16 +203,80 @@ TEST(RemoteBounds, ZeroOrHugeTimeoutsAreRefusedNotUnbounded) {
     settings.max_entry_size = 1 << 20;
     settings.raw["remote_timeout"] = {value};
     settings.raw["remote_connect_timeout"] = {value};
-    RemoteConfig config;
+    std::vector<RemoteConfig> configs;
     bool read_only = false;
     std::chrono::milliseconds lease_wait{0};
-    std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
+    std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+    ASSERT_EQ(configs.size(), 1u);
+    const RemoteConfig& config = configs.front();
     EXPECT_NE(problem.find("remote_timeout"), std::string::npos) << problem;
     EXPECT_NE(problem.find("remote_connect_timeout"), std::string::npos) << problem;
     EXPECT_EQ(config.command_timeout, RemoteConfig{}.command_timeout) << value;  // the default
     EXPECT_EQ(config.connect_timeout, RemoteConfig{}.connect_timeout) << value;
     EXPECT_EQ(config.max_reply_bytes, (1u << 20) + (16u << 20));  // a record: one entry + its sidecar
   }
+}
+
+// An HTTP answer, sent whole, then the connection held open (the fake keeps it until the client goes).
+FakeRedis http_answer(std::string answer) {
+  return FakeRedis([answer = std::move(answer)](int fd, const FakeRedis::Pace&) { send_all(fd, answer); });
+}
+
+TEST(RemoteBoundsHttp, ASlowDripReplyEndsAtTheDeadline) {
+  FakeRedis server([](int fd, const FakeRedis::Pace& pace) {
+    std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + std::string(40, 'x');
+    for (char byte : reply) {
+      if (!pace(150) || !send_all(fd, std::string(1, byte))) return;
+    }
+  });
+  RemoteConfig config = server.http_config();
+  config.connect_timeout = std::chrono::milliseconds(500);
+  config.command_timeout = std::chrono::milliseconds(300);
+  RemoteResult result = HttpRemote(config).load(kKey);
+  EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
+}
+
+TEST(RemoteBoundsHttp, AnAnnouncedHugeBodyIsRefusedBeforeItIsRead) {
+  FakeRedis server([](int fd, const FakeRedis::Pace& pace) {
+    if (!send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 67108864\r\n\r\n")) return;
+    const std::string chunk(1 << 16, 'x');
+    for (int i = 0; i < 1024 && pace(0); ++i) {
+      if (!send_all(fd, chunk)) return;
+    }
+  });
+  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
+  EXPECT_NE(result.reason.find("larger than"), std::string::npos) << result.reason;
+}
+
+TEST(RemoteBoundsHttp, AChunkedFloodIsCutOffAtTheCap) {
+  FakeRedis server([](int fd, const FakeRedis::Pace& pace) {
+    if (!send_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")) return;
+    const std::string chunk = "10000\r\n" + std::string(1 << 16, 'x') + "\r\n";
+    for (int i = 0; i < 1024 && pace(0); ++i) {  // 64 MiB announced nowhere
+      if (!send_all(fd, chunk)) return;
+    }
+  });
+  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
+  EXPECT_NE(result.reason.find("larger than"), std::string::npos) << result.reason;
+}
+
+TEST(RemoteBoundsHttp, ARedirectIsAnErrorNeverFollowed) {
+  FakeRedis target(nullptr);  // a second server the redirect points to: it must never be asked
+  FakeRedis server = http_answer("HTTP/1.1 302 Found\r\nLocation: " + target.http_base() +
+                                 "/cache/x\r\nContent-Length: 0\r\n\r\n");
+  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
+  EXPECT_NE(result.reason.find("redirects are not followed"), std::string::npos) << result.reason;
+  EXPECT_FALSE(target.accepted());
+}
+
+TEST(RemoteBoundsHttp, AStatusOtherThan200Or404IsAnError) {
+  FakeRedis server = http_answer("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
+  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
+  EXPECT_NE(result.reason.find("HTTP 500"), std::string::npos) << result.reason;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "hashing/digest.hpp"
+#include "nginx_server.hpp"
 #include "redis_server.hpp"
 #include "store/remote_record.hpp"
 #include "test_support.hpp"
@@ -83,6 +84,16 @@ void expect_correct(const MachineRun& run, const std::string& plain) {
   EXPECT_EQ(run.result.exit_code, 0) << run.result.err;
   EXPECT_EQ(run.result.out, plain);
   EXPECT_NE(run.result.out.find("all results correct"), std::string::npos);
+}
+
+// The entry records nginx holds, "<ns>/<2 hex>/<30 hex>": not input records or program summaries.
+std::vector<std::string> http_records(const NginxServer& server) {
+  std::vector<std::string> names;
+  for (const std::string& file : server.files()) {
+    fs::path path(file);
+    if (path.filename().string().size() == 30 && path.parent_path().filename().string().size() == 2) names.push_back(file);
+  }
+  return names;
 }
 
 int count_warnings(const std::string& err) {
@@ -328,6 +339,98 @@ TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
     // fetches the record and keeps the lock until it is on disk, where the others read it.
     EXPECT_EQ(remote_hits_per_key[key], 1) << key << ": fetched more than once";
   }
+}
+
+TEST_F(RemoteCache, OverHttpsMachineBGetsRemoteHitsForWhatMachineACompiled) {
+  NginxServer server(NginxServer::Options::https());
+  std::string plain = plain_output();
+  const std::map<std::string, std::string> trust = {{"JITCACHE_REMOTE_CA_FILE", server.ca_file().string()}};
+  MachineRun a = run_on("a", server.url(), trust);
+  expect_correct(a, plain);
+  EXPECT_EQ(a.verdicts["miss"], 2);
+  for (const auto& trace : a.traces) EXPECT_EQ(trace["remote"]["status"], "miss");
+  EXPECT_EQ(http_records(server).size(), 2u);
+  EXPECT_EQ(counter(stats("a"), "remote_stores"), 2);
+
+  MachineRun b = run_on("b", server.url(), trust);
+  expect_correct(b, plain);
+  EXPECT_EQ(b.verdicts["hit"], 2);
+  for (const auto& trace : b.traces) {
+    EXPECT_EQ(trace["tier"], "remote");
+    EXPECT_EQ(trace["remote"]["status"], "ok");
+  }
+  EXPECT_EQ(counter(stats("b"), "hits_remote"), 2);
+  EXPECT_EQ(count_warnings(b.result.err), 0) << b.result.err;
+}
+
+TEST_F(RemoteCache, HttpTamperedRecordsAreRejectedWithHmacAndRebuilt) {
+  NginxServer server;
+  std::string plain = plain_output();
+  const std::map<std::string, std::string> signing = {{"JITCACHE_REMOTE_HMAC_KEY", "cluster-secret"}};
+  expect_correct(run_on("a", server.url(), signing), plain);
+  std::vector<std::string> names = http_records(server);
+  ASSERT_EQ(names.size(), 2u);
+  for (const std::string& name : names) {
+    std::string record = read_text(server.root() / name);
+    record[record.size() / 2] ^= 0x20;
+    write_text(server.root() / name, record);
+  }
+  MachineRun b = run_on("b", server.url(), signing);
+  expect_correct(b, plain);
+  EXPECT_EQ(b.verdicts["miss"], 2);
+  for (const auto& trace : b.traces) EXPECT_EQ(trace["remote"]["status"], "bad_hmac");
+  EXPECT_LE(count_warnings(b.result.err), 1);
+  MachineRun c = run_on("c", server.url(), signing);  // B rebuilt and re-signed both
+  expect_correct(c, plain);
+  EXPECT_EQ(c.verdicts["hit"], 2);
+}
+
+TEST_F(RemoteCache, HungHttpServerCostsOneTimeoutThenIsSkipped) {
+  NginxServer server;
+  std::string plain = plain_output();
+  server.pause();
+  MachineRun hung = run_on("a", server.url(), {{"JITCACHE_REMOTE_TIMEOUT_MS", "300"}});
+  server.resume();
+  expect_correct(hung, plain);
+  std::map<std::string, int> statuses;
+  for (const auto& trace : hung.traces) ++statuses[trace["remote"]["status"].get<std::string>()];
+  EXPECT_EQ(statuses["timeout"], 1);
+  EXPECT_EQ(statuses["skipped"], 1);
+  EXPECT_EQ(counter(stats("a"), "remote_timeouts"), 1);
+  EXPECT_LE(count_warnings(hung.result.err), 1) << hung.result.err;
+}
+
+// Item 3 of issue 30: JITCACHE_REMOTE="redis://...|https://...". A hit from the second remote is
+// written back to the first (after the driver loaded it), so the next host finds it there.
+TEST_F(RemoteCache, SeveralRemotesAreAskedInOrderAndALaterHitFillsTheEarlierOne) {
+  RedisServer redis;
+  NginxServer http;
+  std::string plain = plain_output();
+  expect_correct(run_on("a", http.url()), plain);
+  EXPECT_EQ(http_records(http).size(), 2u);
+  EXPECT_TRUE(records(redis).empty());
+
+  const std::string both = redis.url() + "|" + http.url();
+  MachineRun b = run_on("b", both);
+  expect_correct(b, plain);
+  EXPECT_EQ(b.verdicts["hit"], 2);
+  for (const auto& trace : b.traces) {
+    EXPECT_EQ(trace["tier"], "remote");
+    EXPECT_EQ(trace["remote"]["remote"], 1);  // the second remote served it
+  }
+  EXPECT_EQ(counter(stats("b"), "remote_backfills"), 2);
+  EXPECT_EQ(records(redis).size(), 2u);
+
+  MachineRun c = run_on("c", both);
+  expect_correct(c, plain);
+  for (const auto& trace : c.traces) EXPECT_EQ(trace["remote"]["remote"], 0);  // now the first has it
+  EXPECT_EQ(counter(stats("c"), "remote_backfills"), 0);
+
+  // A build on a machine with both remotes is published to both.
+  MachineRun d = run_on("d", both, {{"JITCACHE_REMOTE_PREFIX", "other"}});
+  expect_correct(d, plain);
+  EXPECT_EQ(records(redis, "other").size(), 2u);
+  EXPECT_EQ(http_records(http).size(), 4u);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Issue 19: the shim maps libcrypto and libhiredis (the pack and remote tiers, in
+// Issue 19: the shim maps libcrypto, libhiredis and libcurl (the pack and remote tiers, in
 // libjitcache-tiers.so) only into a process that set JITCACHE_PACKS or JITCACHE_REMOTE. The app
 // reads its own /proc/self/maps after its builds under the shim (opencl_two_builds
 // --print-mapped-libraries).
@@ -80,6 +80,7 @@ TEST_F(TierLoading, AProcessWithoutPacksOrRemoteMapsNeitherLibcryptoNorHiredis) 
     EXPECT_EQ(mapped(run->result, "libjitcache.so").size(), 1u) << run->result.out;  // the probe sees the shim
     EXPECT_EQ(mapped(run->result, "libcrypto"), std::vector<std::string>{}) << run->result.out;
     EXPECT_EQ(mapped(run->result, "libhiredis"), std::vector<std::string>{}) << run->result.out;
+    EXPECT_EQ(mapped(run->result, "libcurl"), std::vector<std::string>{}) << run->result.out;
     EXPECT_EQ(mapped(run->result, "libjitcache-tiers"), std::vector<std::string>{}) << run->result.out;
     EXPECT_EQ(count(run->result.err, "jitcache: warning"), 0) << run->result.err;
   }
@@ -91,7 +92,8 @@ TEST_F(TierLoading, SettingPacksOrARemoteLoadsThemPrivately) {
   const std::string plain = plain_sums();
   const std::map<std::string, std::map<std::string, std::string>> settings = {
       {"packs", {{"JITCACHE_PACKS", (tmp / "absent.jcpack").string()}}},
-      {"remote", {{"JITCACHE_REMOTE", "redis://127.0.0.1:1"}}}};  // nothing listens on port 1
+      {"remote", {{"JITCACHE_REMOTE", "redis://127.0.0.1:1"}}},  // nothing listens on port 1
+      {"http remote", {{"JITCACHE_REMOTE", "http://127.0.0.1:1/cache"}}}};
   for (const auto& [tier, env] : settings) {
     CachedRun run = run_app(JITCACHE_LIBRARY, env);
     ASSERT_EQ(run.result.exit_code, 0) << tier << ": " << run.result.err;
@@ -99,6 +101,7 @@ TEST_F(TierLoading, SettingPacksOrARemoteLoadsThemPrivately) {
     EXPECT_EQ(mapped(run.result, "libjitcache-tiers.so").size(), 1u) << tier << ": " << run.result.out;
     EXPECT_EQ(mapped(run.result, "libcrypto").size(), 1u) << tier << ": " << run.result.out;
     EXPECT_EQ(mapped(run.result, "libhiredis").size(), 1u) << tier << ": " << run.result.out;
+    EXPECT_EQ(mapped(run.result, "libcurl").size(), 1u) << tier << ": " << run.result.out;
   }
 }
 

@@ -68,7 +68,7 @@ TEST(RemoteUrl, UnixSocketForms) {
 }
 
 TEST(RemoteUrl, BadUrlsAreRefusedWithAReason) {
-  EXPECT_NE(refusal("http://host:6379").find("unsupported scheme"), std::string::npos);
+  EXPECT_NE(refusal("memcached://host:11211").find("unsupported scheme"), std::string::npos);
   EXPECT_NE(refusal("host:6379").find("not a URL"), std::string::npos);
   EXPECT_NE(refusal("redis://host:notaport").find("bad port"), std::string::npos);
   EXPECT_NE(refusal("redis://host:0").find("bad port"), std::string::npos);
@@ -100,6 +100,49 @@ TEST(RemoteUrl, TheConfigShowsNoPieceOfAPasswordWithARawAt) {
       piece.clear();
     }
   }
+}
+
+TEST(RemoteUrl, HttpAndHttpsWithPathPortAndCredentials) {
+  RemoteEndpoint plain = parsed("http://cache.example.org/jit/");
+  EXPECT_EQ(plain.kind, RemoteEndpoint::Kind::http);
+  EXPECT_FALSE(plain.tls);
+  EXPECT_EQ(plain.port, 80);
+  EXPECT_EQ(plain.path, "/jit");
+  EXPECT_EQ(plain.base_url(), "http://cache.example.org:80/jit");
+
+  RemoteEndpoint secure = parsed("https://ci:p%40ss@[::1]:8443");
+  EXPECT_TRUE(secure.tls);
+  EXPECT_EQ(secure.host, "::1");
+  EXPECT_EQ(secure.port, 8443);
+  EXPECT_EQ(secure.path, "");
+  EXPECT_EQ(secure.user, "ci");
+  EXPECT_EQ(secure.password, "p@ss");
+  EXPECT_EQ(secure.base_url(), "https://[::1]:8443");  // credentials go in a header, never the URL
+  EXPECT_EQ(secure.redacted(), "https://ci:***@[::1]:8443");
+  EXPECT_EQ(parsed("https://h").port, 443);
+
+  EXPECT_NE(refusal("http://host/path?x=1").find("query"), std::string::npos);
+  EXPECT_NE(refusal("ftp://host/x").find("unsupported scheme 'ftp'"), std::string::npos);
+}
+
+TEST(RemoteUrl, SeveralRemotesAreAskedInTheOrderGiven) {
+  std::string error;
+  auto list = parse_remote_urls("redis://a:6379|https://b/c  http://d", &error);
+  ASSERT_TRUE(list) << error;
+  ASSERT_EQ(list->size(), 3u);
+  EXPECT_EQ((*list)[0].kind, RemoteEndpoint::Kind::redis);
+  EXPECT_EQ((*list)[1].host, "b");
+  EXPECT_TRUE((*list)[1].tls);
+  EXPECT_EQ((*list)[2].host, "d");
+  EXPECT_FALSE(parse_remote_urls("redis://a|ftp://b", &error));
+  EXPECT_NE(error.find("remote 2"), std::string::npos) << error;
+  EXPECT_FALSE(parse_remote_urls(" | ", &error));
+}
+
+TEST(RemoteUrl, TheConfigHidesEveryPasswordOfAListAndTheBearerToken) {
+  const std::string shown = redacted_setting("remote", "redis://:first-secret@a|https://u:second-secret@b/c");
+  EXPECT_EQ(shown, "redis://:***@a|https://u:***@b/c");
+  EXPECT_EQ(redacted_setting("remote_bearer_token", "tok-123"), "***");
 }
 
 }  // namespace

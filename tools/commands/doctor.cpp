@@ -340,32 +340,52 @@ void check_signing(RemoteStore& store, Findings* out) {
   }
 }
 
+// One configured remote: does it answer (a lookup of a key nobody has), and, for Redis, do the
+// nodes sharing it sign alike. `check`: "remote", or "remote 2" and on for the later ones.
+void check_one_remote(const RemoteConfig& config, bool read_only, const std::string& check, Findings* out) {
+  std::unique_ptr<RemoteClient> client = linked_tiers().open_remote(config);
+  const auto started = std::chrono::steady_clock::now();
+  RemoteResult probe = client->load(Digest128{0, 0});
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  const std::string where = client->describe();
+  const bool answers = probe.status == RemoteStatus::miss || probe.status == RemoteStatus::ok;
+  if (answers) {
+    out->push_back({check, "ok", where + " answers in " + std::to_string(ms.count()) + " ms" +
+                                      (read_only ? " (read-only)" : ""), ""});
+  } else {
+    const bool http = config.endpoint.kind == RemoteEndpoint::Kind::http;
+    out->push_back({check, "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
+                    http ? "check the server, the credentials (URL or JITCACHE_REMOTE_BEARER_TOKEN), "
+                           "JITCACHE_REMOTE_CA_FILE and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"
+                         : "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
+  }
+  if (!answers) return;
+  if (config.endpoint.kind == RemoteEndpoint::Kind::redis) {
+    RemoteStore store(config);
+    check_signing(store, out);
+  } else if (config.hmac_key.empty()) {  // an HTTP server cannot be listed: what this node does is all we know
+    out->push_back({check + " signing", "warn",
+                    "records are not signed: whoever can write the server decides what binaries run here",
+                    "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"});
+  }
+}
+
 void check_remote(const Settings& settings, Findings* out) {
   if (settings.remote.empty()) {
     out->push_back({"remote", "info", "no remote tier (JITCACHE_REMOTE unset)", ""});
     return;
   }
-  RemoteConfig config;
+  std::vector<RemoteConfig> configs;
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
-  std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
-  if (config.endpoint.host.empty() && !config.endpoint.unix_socket) {
+  std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  if (configs.empty()) {
     out->push_back({"remote", "fail", problem, "fix JITCACHE_REMOTE (docs/remote.md)"});
     return;
   }
-  RemoteStore store(config);
-  const auto started = std::chrono::steady_clock::now();
-  RemoteResult probe = store.load(Digest128{0, 0});
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
-  const std::string where = config.endpoint.redacted();
-  if (probe.status == RemoteStatus::miss || probe.status == RemoteStatus::ok) {
-    out->push_back({"remote", "ok", where + " answers in " + std::to_string(ms.count()) + " ms" +
-                                        (read_only ? " (read-only)" : ""), ""});
-  } else {
-    out->push_back({"remote", "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
-                    "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    check_one_remote(configs[i], read_only, i == 0 ? "remote" : "remote " + std::to_string(i + 1), out);
   }
-  if (probe.status == RemoteStatus::miss || probe.status == RemoteStatus::ok) check_signing(store, out);
 }
 
 void check_traces(const Settings& settings, std::size_t last, Findings* out) {

@@ -1,7 +1,10 @@
 #include "tools/lib/input_sources.hpp"
 
+#include <set>
+
 #include "core/remote_tier.hpp"
 #include "hashing/bounded_json.hpp"
+#include "store/http_remote.hpp"
 #include "store/pack_set.hpp"
 #include "store/remote_programs.hpp"
 
@@ -116,35 +119,65 @@ class PackSource : public InputSource {
   std::unique_ptr<PackSet> packs_;
 };
 
+// One remote's listing and input records: Redis (SCAN) or HTTP (a JSON folder listing).
+class RemoteReader {
+ public:
+  explicit RemoteReader(RemoteConfig config) {
+    if (config.endpoint.kind == RemoteEndpoint::Kind::http) http_ = std::make_unique<HttpRemote>(std::move(config));
+    else redis_ = std::make_unique<RemoteStore>(std::move(config));
+  }
+  RemoteResult list(RemoteListing* listing) {
+    return redis_ ? list_programs(*redis_, kMaxScanCalls, listing) : http_->list_programs(listing);
+  }
+  RemoteResult fetch(const Digest128& digest) { return redis_ ? fetch_inputs(*redis_, digest) : http_->fetch_inputs(digest); }
+
+ private:
+  std::unique_ptr<RemoteStore> redis_;
+  std::unique_ptr<HttpRemote> http_;
+};
+
 class RemoteSource : public InputSource {
  public:
-  explicit RemoteSource(RemoteConfig config) : store_(std::move(config)) {}
+  explicit RemoteSource(std::vector<RemoteConfig> configs) {
+    for (RemoteConfig& config : configs) remotes_.emplace_back(std::move(config));
+  }
   const char* name() const override { return "remote"; }
 
   std::string programs(std::vector<RecordedProgram>* programs, std::vector<Unusable>* unusable) override {
-    RemoteListing listing;
-    RemoteResult listed = list_programs(store_, kMaxScanCalls, &listing);
-    for (const RemoteRefusal& refusal : listing.refused) unusable->push_back({name(), refusal.name, refusal.reason});
-    for (RemoteProgram& found : listing.programs) {
-      const nlohmann::json& summary = found.summary;
-      RecordedProgram program;
-      program.source = name();
-      program.key = found.key.hex();
-      program.inputs = string_member(summary, "inputs");
-      program.device_digest = string_member(summary, "device_digest");
-      program.device = string_member(summary, "device");
-      program.created_by = string_member(summary, "created_by");
-      program.used_ns = summary["published"].get<std::int64_t>() * 1000000000;
-      program.components = summary["components"];
-      programs->push_back(std::move(program));
+    std::string problems;
+    std::set<std::string> seen;  // a program on several remotes is listed once (the first's)
+    for (RemoteReader& remote : remotes_) {
+      RemoteListing listing;
+      RemoteResult listed = remote.list(&listing);
+      for (const RemoteRefusal& refusal : listing.refused) unusable->push_back({name(), refusal.name, refusal.reason});
+      for (RemoteProgram& found : listing.programs) {
+        if (!seen.insert(found.key.hex()).second) continue;
+        const nlohmann::json& summary = found.summary;
+        RecordedProgram program;
+        program.source = name();
+        program.key = found.key.hex();
+        program.inputs = string_member(summary, "inputs");
+        program.device_digest = string_member(summary, "device_digest");
+        program.device = string_member(summary, "device");
+        program.created_by = string_member(summary, "created_by");
+        program.used_ns = summary["published"].get<std::int64_t>() * 1000000000;
+        program.components = summary["components"];
+        programs->push_back(std::move(program));
+      }
+      std::string problem;
+      if (listed.status != RemoteStatus::ok) problem = std::string("remote: ") + to_string(listed.status) + ": " + listed.reason;
+      else if (!listing.complete) problem = "remote: the listing stopped after " + std::to_string(kMaxScanCalls) + " SCAN calls";
+      if (!problem.empty()) problems += (problems.empty() ? "" : "; ") + problem;
     }
-    if (listed.status != RemoteStatus::ok) return std::string("remote: ") + to_string(listed.status) + ": " + listed.reason;
-    if (!listing.complete) return "remote: the listing stopped after " + std::to_string(kMaxScanCalls) + " SCAN calls";
-    return {};
+    return problems;
   }
 
   std::string provide(const Digest128& digest, DiskStore& store) override {
-    RemoteResult fetched = fetch_inputs(store_, digest);
+    RemoteResult fetched;
+    for (RemoteReader& remote : remotes_) {
+      fetched = remote.fetch(digest);
+      if (fetched.status == RemoteStatus::ok) break;
+    }
     if (fetched.status == RemoteStatus::miss) return "remote: no input record " + digest.hex() + " on the server";
     if (fetched.status != RemoteStatus::ok) {
       return std::string("remote input record refused: ") + to_string(fetched.status) + ": " + fetched.reason;
@@ -156,7 +189,7 @@ class RemoteSource : public InputSource {
   }
 
  private:
-  RemoteStore store_;
+  std::vector<RemoteReader> remotes_;
 };
 
 }  // namespace
@@ -175,15 +208,15 @@ std::unique_ptr<InputSource> pack_source(const std::string& paths, const Setting
 
 std::unique_ptr<InputSource> remote_source(const Settings& settings, std::string* why) {
   if (settings.remote.empty()) return nullptr;
-  RemoteConfig config;
+  std::vector<RemoteConfig> configs;
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
-  std::string problem = remote_config_from(settings, &config, &read_only, &lease_wait);
-  if (config.endpoint.host.empty() && !config.endpoint.unix_socket) {
+  std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  if (configs.empty()) {
     *why = problem;
     return nullptr;
   }
-  return std::make_unique<RemoteSource>(std::move(config));
+  return std::make_unique<RemoteSource>(std::move(configs));
 }
 
 }  // namespace jitcache::tool

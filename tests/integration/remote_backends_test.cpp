@@ -1,0 +1,181 @@
+// Every remote backend (Redis, HTTP, HTTPS) through the engine's interface (store/remote_client.hpp)
+// against a real server (redis-server; nginx with WebDAV PUT, started by the test): the same
+// cases for each, so a new backend (a shared directory) is one more parameter. Tampering is done
+// on the server's own storage (a Redis SET, a file nginx serves).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+
+#include "nginx_server.hpp"
+#include "redis_server.hpp"
+#include "store/http_remote.hpp"
+#include "store/remote_record.hpp"
+#include "store/tiers.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Digest128 kKey{1, 2};
+const Digest128 kOtherKey{3, 4};
+
+// A server of one kind, and what the tests do to it behind the client's back.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string url() const = 0;
+  virtual std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) = 0;
+  virtual void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) = 0;
+  virtual void kill() = 0;
+  virtual void pause() = 0;
+  virtual void resume() = 0;
+  virtual void configure(RemoteConfig&) const {}
+};
+
+class RedisBackend final : public Backend {
+ public:
+  std::string url() const override { return server_.url(); }
+  std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
+    return server_.get(RemoteStore(config).record_name(key));
+  }
+  void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
+    server_.set(RemoteStore(config).record_name(key), bytes);
+  }
+  void kill() override { server_.kill(); }
+  void pause() override { server_.pause(); }
+  void resume() override { server_.resume(); }
+
+ private:
+  RedisServer server_;
+};
+
+class NginxBackend final : public Backend {
+ public:
+  explicit NginxBackend(bool tls) : server_(tls ? NginxServer::Options::https() : NginxServer::Options()) {}
+  std::string url() const override { return server_.url(); }
+  std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
+    fs::path file = server_.root() / HttpRemote(config).record_path(key);
+    if (!fs::exists(file)) return std::nullopt;
+    return read_text(file);
+  }
+  void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
+    fs::path file = server_.root() / HttpRemote(config).record_path(key);
+    fs::create_directories(file.parent_path());
+    write_text(file, bytes);
+  }
+  void kill() override { server_.kill(); }
+  void pause() override { server_.pause(); }
+  void resume() override { server_.resume(); }
+  void configure(RemoteConfig& config) const override { config.ca_file = server_.ca_file().string(); }
+
+ private:
+  NginxServer server_;
+};
+
+class RemoteBackends : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "redis") backend = std::make_unique<RedisBackend>();
+    else backend = std::make_unique<NginxBackend>(GetParam() == "https");
+  }
+
+  RemoteConfig config(const std::string& hmac_key = {}) const {
+    RemoteConfig config;
+    std::string error;
+    config.endpoint = *parse_remote_url(backend->url(), &error);
+    config.hmac_key = hmac_key;
+    config.command_timeout = std::chrono::milliseconds(2000);  // generous: the CI machine is busy
+    config.connect_timeout = std::chrono::milliseconds(2000);
+    config.backoff = std::chrono::hours(1);
+    backend->configure(config);
+    return config;
+  }
+  static std::unique_ptr<RemoteClient> client(RemoteConfig config) { return linked_tiers().open_remote(std::move(config)); }
+
+  std::unique_ptr<Backend> backend;
+};
+
+TEST_P(RemoteBackends, SavedRecordLoadsBackUnderItsKeyOnly) {
+  std::unique_ptr<RemoteClient> remote = client(config());
+  EXPECT_EQ(remote->load(kKey).status, RemoteStatus::miss);
+  ASSERT_EQ(remote->save(kKey, "binary", {{"kernel_names", {"k"}}}).status, RemoteStatus::ok);
+  RemoteResult hit = remote->load(kKey);
+  ASSERT_EQ(hit.status, RemoteStatus::ok) << hit.reason;
+  EXPECT_EQ(hit.binary, "binary");
+  EXPECT_EQ(hit.sidecar["kernel_names"][0], "k");
+  ASSERT_EQ(remote->save(kKey, "binary 2", nlohmann::json::object()).status, RemoteStatus::ok);  // overwrites
+  EXPECT_EQ(remote->load(kKey).binary, "binary 2");
+  // The same bytes copied under another key are not served there.
+  backend->replace(config(), kOtherKey, *backend->stored(config(), kKey));
+  EXPECT_EQ(remote->load(kOtherKey).status, RemoteStatus::corrupt);
+}
+
+TEST_P(RemoteBackends, AFlippedByteIsCorruptAndNeverServed) {
+  std::unique_ptr<RemoteClient> remote = client(config());
+  ASSERT_EQ(remote->save(kKey, std::string(4096, 'b'), nlohmann::json::object()).status, RemoteStatus::ok);
+  std::string record = *backend->stored(config(), kKey);
+  record[record.size() / 2] ^= 0x20;
+  backend->replace(config(), kKey, record);
+  RemoteResult loaded = remote->load(kKey);
+  EXPECT_EQ(loaded.status, RemoteStatus::corrupt) << loaded.reason;
+  EXPECT_TRUE(loaded.binary.empty());
+  backend->replace(config(), kKey, record.substr(0, record.size() / 3));  // truncated
+  EXPECT_EQ(remote->load(kKey).status, RemoteStatus::corrupt);
+}
+
+TEST_P(RemoteBackends, WithAnHmacKeyForgedAndUnsignedRecordsAreRefused) {
+  std::unique_ptr<RemoteClient> remote = client(config("cluster-secret"));
+  ASSERT_EQ(remote->save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
+  EXPECT_EQ(remote->load(kKey).status, RemoteStatus::ok);
+  // Someone without the key: a valid record with a correct checksum, signed with their own key.
+  backend->replace(config("cluster-secret"), kKey, encode_record(kKey, "forged", nlohmann::json::object(), "attacker"));
+  RemoteResult forged = remote->load(kKey);
+  EXPECT_EQ(forged.status, RemoteStatus::bad_hmac) << forged.reason;
+  EXPECT_TRUE(forged.binary.empty());
+  backend->replace(config("cluster-secret"), kKey, encode_record(kKey, "unsigned", nlohmann::json::object(), ""));
+  EXPECT_EQ(remote->load(kKey).status, RemoteStatus::bad_hmac);
+  // Signed and unsigned nodes live apart: the unsigned node does not see the signed record.
+  EXPECT_EQ(client(config())->load(kKey).status, RemoteStatus::miss);
+}
+
+TEST_P(RemoteBackends, ARecordOverTheReplyCapIsRefusedNotRead) {
+  RemoteConfig capped = config();
+  capped.max_reply_bytes = 1 << 20;
+  backend->replace(capped, kKey, std::string(8 << 20, 'x'));
+  RemoteResult loaded = client(capped)->load(kKey);
+  EXPECT_EQ(loaded.status, RemoteStatus::error) << loaded.reason;
+  EXPECT_NE(loaded.reason.find("larger than"), std::string::npos) << loaded.reason;
+}
+
+TEST_P(RemoteBackends, AHungServerTimesOutOnceThenIsSkipped) {
+  RemoteConfig quick = config();
+  quick.command_timeout = std::chrono::milliseconds(300);
+  std::unique_ptr<RemoteClient> remote = client(quick);
+  backend->pause();  // accepts connections (kernel backlog) but never answers
+  const auto started = std::chrono::steady_clock::now();
+  RemoteResult hung = remote->load(kKey);
+  const auto took = std::chrono::steady_clock::now() - started;
+  RemoteResult next = remote->save(kKey, "b", nlohmann::json::object());
+  backend->resume();
+  EXPECT_EQ(hung.status, RemoteStatus::timeout) << hung.reason;
+  EXPECT_LT(took, std::chrono::seconds(30));  // a hang guard, not a timing assertion
+  EXPECT_EQ(next.status, RemoteStatus::skipped) << next.reason;  // backing off: nothing sent
+  EXPECT_EQ(remote->load(kKey).status, RemoteStatus::skipped);
+}
+
+TEST_P(RemoteBackends, AServerKilledMidRunIsOneErrorThenSkipped) {
+  std::unique_ptr<RemoteClient> remote = client(config());
+  ASSERT_EQ(remote->save(kKey, "b", nlohmann::json::object()).status, RemoteStatus::ok);  // connected
+  backend->kill();
+  RemoteResult gone = remote->load(kKey);
+  EXPECT_EQ(gone.status, RemoteStatus::error) << gone.reason;
+  EXPECT_EQ(remote->load(kKey).status, RemoteStatus::skipped);
+}
+
+INSTANTIATE_TEST_SUITE_P(Servers, RemoteBackends, ::testing::Values("redis", "http", "https"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace jitcache::testing
