@@ -148,6 +148,29 @@ class DiskStoreTest : public ::testing::Test {
     store_test::write_format1_entry(root_, key, binary, sidecar);
   }
 
+  // One entry per case, saved by `save` and damaged by the case: its load is corrupt (for the
+  // case's reason), the next a miss, and the size totals are back to an empty store's.
+  struct DamageCase {
+    const char* what;
+    std::function<void(const Digest128&)> damage;
+    const char* reason;
+  };
+  void expect_each_damage_corrupt(DiskStore& store, std::uint64_t first_key, const std::vector<DamageCase>& cases,
+                                  const std::function<void(const Digest128&, std::uint64_t)>& save) {
+    std::uint64_t n = first_key;
+    for (const DamageCase& c : cases) {
+      const Digest128 key = key_of(++n);
+      save(key, n);
+      c.damage(key);
+      const LoadResult loaded = store.load(key);
+      EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.what;
+      EXPECT_NE(loaded.reason.find(c.reason), std::string::npos) << c.what << ": " << loaded.reason;
+      EXPECT_EQ(store.load(key).status, LoadStatus::miss) << c.what;
+    }
+    EXPECT_TRUE(same_size(store.size(), {0, 0}));
+    EXPECT_TRUE(same_size(store.size(), independent_scan(root_)));
+  }
+
   fs::path scratch_;
   fs::path root_;
 };
@@ -364,42 +387,24 @@ TEST_F(DiskStoreTest, TruncatedCommitFileIsCorruptAndQuarantined) {
 // Damage to a format 2 entry file, each caught by its own check.
 TEST_F(DiskStoreTest, DamagedEntryFilesAreCorrupt) {
   auto store = open_store();
-  struct Case {
-    const char* what;
-    std::function<void(const fs::path&)> damage;
-    const char* reason;
-  };
   const std::size_t sidecar_byte = store_detail::kEntryHeaderBytes + 3;
-  const std::vector<Case> cases = {
-      {"shorter than a header", [&](const fs::path& f) { write_text(f, "jcentry2"); }, "shorter than its header"},
-      {"another magic", [&](const fs::path& f) { store_test::flip_byte(f, 0); }, "does not start with"},
-      {"header damaged", [&](const fs::path& f) { store_test::flip_byte(f, 20); }, "header checksum"},
-      {"sidecar damaged", [&](const fs::path& f) { store_test::flip_byte(f, sidecar_byte); }, "sidecar checksum"},
-      {"binary longer", [&](const fs::path& f) { std::ofstream(f, std::ios::app | std::ios::binary) << 'x'; },
+  auto file = [&](const Digest128& k) { return entry_file(k, ".entry"); };
+  const std::vector<DamageCase> cases = {
+      {"shorter than a header", [&](const Digest128& k) { write_text(file(k), "jcentry2"); }, "shorter than its header"},
+      {"another magic", [&](const Digest128& k) { store_test::flip_byte(file(k), 0); }, "does not start with"},
+      {"header damaged", [&](const Digest128& k) { store_test::flip_byte(file(k), 20); }, "header checksum"},
+      {"sidecar damaged", [&](const Digest128& k) { store_test::flip_byte(file(k), sidecar_byte); }, "sidecar checksum"},
+      {"binary longer", [&](const Digest128& k) { std::ofstream(file(k), std::ios::app | std::ios::binary) << 'x'; },
        "its header says"},
   };
-  std::uint64_t n = 200;
-  for (const auto& c : cases) {
-    const Digest128 key = key_of(++n);
+  expect_each_damage_corrupt(*store, 200, cases, [&](const Digest128& key, std::uint64_t n) {
     ASSERT_EQ(store->save(key, binary_of(n, 300), sidecar_of(n)).status, SaveStatus::stored);
-    c.damage(entry_file(key, ".entry"));
-    const LoadResult loaded = store->load(key);
-    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.what;
-    EXPECT_NE(loaded.reason.find(c.reason), std::string::npos) << c.what << ": " << loaded.reason;
-    EXPECT_EQ(store->load(key).status, LoadStatus::miss) << c.what;
-  }
-  EXPECT_TRUE(same_size(store->size(), {0, 0}));
-  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+  });
 }
 
 TEST_F(DiskStoreTest, Format1OtherDamageIsCorrupt) {
   auto store = open_store();
-  struct Case {
-    const char* what;
-    std::function<void(const Digest128&)> damage;
-    const char* reason;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<DamageCase> cases = {
       {"sidecar without integrity fields",
        [&](const Digest128& k) { write_text(entry_file(k, ".json"), R"({"api":"opencl"})"); },
        "binary_size"},
@@ -412,18 +417,9 @@ TEST_F(DiskStoreTest, Format1OtherDamageIsCorrupt) {
        },
        "size"},
   };
-  std::uint64_t n = 100;
-  for (const auto& c : cases) {
-    const Digest128 key = key_of(++n);
+  expect_each_damage_corrupt(*store, 100, cases, [&](const Digest128& key, std::uint64_t n) {
     save_format1(key, binary_of(n, 300), sidecar_of(n));
-    c.damage(key);
-    const LoadResult loaded = store->load(key);
-    EXPECT_EQ(loaded.status, LoadStatus::corrupt) << c.what;
-    EXPECT_NE(loaded.reason.find(c.reason), std::string::npos) << c.what << ": " << loaded.reason;
-    EXPECT_EQ(store->load(key).status, LoadStatus::miss) << c.what;
-  }
-  EXPECT_TRUE(same_size(store->size(), {0, 0}));
-  EXPECT_TRUE(same_size(store->size(), independent_scan(root_)));
+  });
 }
 
 TEST_F(DiskStoreTest, HitTouchesTheEntryFileMtime) {
