@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "hashing/digest.hpp"
@@ -64,6 +65,15 @@ class RemoteCache : public ::testing::Test {
     return plain.out;
   }
 
+  // Machine A compiles both programs and publishes them (`published` counts them on the server);
+  // machine B, with a disk of its own, then gets both from the remote.
+  struct TwoMachines {
+    MachineRun a, b;
+  };
+  TwoMachines expect_b_gets_what_a_compiled(const std::string& remote, const std::string& plain,
+                                            const std::function<std::size_t()>& published,
+                                            const std::map<std::string, std::string>& extra = {});
+
   // The entries' records "<prefix>:<32 hex>": not leases, input records or program summaries.
   static std::vector<std::string> records(RedisServer& server, const std::string& prefix = "jitcache") {
     std::vector<std::string> names;
@@ -86,6 +96,26 @@ void expect_correct(const MachineRun& run, const std::string& plain) {
   EXPECT_NE(run.result.out.find("all results correct"), std::string::npos);
 }
 
+RemoteCache::TwoMachines RemoteCache::expect_b_gets_what_a_compiled(const std::string& remote, const std::string& plain,
+                                                                   const std::function<std::size_t()>& published,
+                                                                   const std::map<std::string, std::string>& extra) {
+  TwoMachines runs{run_on("a", remote, extra), {}};
+  expect_correct(runs.a, plain);
+  EXPECT_EQ(runs.a.verdicts["miss"], 2);
+  for (const auto& trace : runs.a.traces) EXPECT_EQ(trace["remote"]["status"], "miss");
+  EXPECT_EQ(published(), 2u);
+  EXPECT_EQ(counter(stats("a"), "remote_stores"), 2);
+  runs.b = run_on("b", remote, extra);
+  expect_correct(runs.b, plain);
+  EXPECT_EQ(runs.b.verdicts["hit"], 2);
+  for (const auto& trace : runs.b.traces) {
+    EXPECT_EQ(trace["tier"], "remote");
+    EXPECT_EQ(trace["remote"]["status"], "ok");
+  }
+  EXPECT_EQ(counter(stats("b"), "hits_remote"), 2);
+  return runs;
+}
+
 // The entry records nginx holds, "<ns>/<2 hex>/<30 hex>": not input records or program summaries.
 std::vector<std::string> http_records(const NginxServer& server) {
   std::vector<std::string> names;
@@ -106,24 +136,8 @@ TEST_F(RemoteCache, MachineBGetsRemoteHitsForWhatMachineACompiled) {
   RedisServer server;
   std::string plain = plain_output();
 
-  MachineRun a = run_on("a", server.url());
-  expect_correct(a, plain);
-  EXPECT_EQ(a.verdicts["miss"], 2);
-  for (const auto& trace : a.traces) {
-    EXPECT_EQ(trace["remote"]["status"], "miss");
-    EXPECT_EQ(trace["remote"]["lease"], "acquired");
-  }
-  EXPECT_EQ(records(server).size(), 2u);
-  EXPECT_EQ(counter(stats("a"), "remote_stores"), 2);
-
-  MachineRun b = run_on("b", server.url());
-  expect_correct(b, plain);
-  EXPECT_EQ(b.verdicts["hit"], 2);
-  for (const auto& trace : b.traces) {
-    EXPECT_EQ(trace["tier"], "remote");
-    EXPECT_EQ(trace["remote"]["status"], "ok");
-  }
-  EXPECT_EQ(counter(stats("b"), "hits_remote"), 2);
+  TwoMachines runs = expect_b_gets_what_a_compiled(server.url(), plain, [&] { return records(server).size(); });
+  for (const auto& trace : runs.a.traces) EXPECT_EQ(trace["remote"]["lease"], "acquired");
   EXPECT_EQ(entry_files(cache("b")).size(), 2u);  // remote hits land on B's disk
 
   MachineRun b_again = run_on("b", server.url());
@@ -345,22 +359,9 @@ TEST_F(RemoteCache, OverHttpsMachineBGetsRemoteHitsForWhatMachineACompiled) {
   NginxServer server(NginxServer::Options::https());
   std::string plain = plain_output();
   const std::map<std::string, std::string> trust = {{"JITCACHE_REMOTE_CA_FILE", server.ca_file().string()}};
-  MachineRun a = run_on("a", server.url(), trust);
-  expect_correct(a, plain);
-  EXPECT_EQ(a.verdicts["miss"], 2);
-  for (const auto& trace : a.traces) EXPECT_EQ(trace["remote"]["status"], "miss");
-  EXPECT_EQ(http_records(server).size(), 2u);
-  EXPECT_EQ(counter(stats("a"), "remote_stores"), 2);
-
-  MachineRun b = run_on("b", server.url(), trust);
-  expect_correct(b, plain);
-  EXPECT_EQ(b.verdicts["hit"], 2);
-  for (const auto& trace : b.traces) {
-    EXPECT_EQ(trace["tier"], "remote");
-    EXPECT_EQ(trace["remote"]["status"], "ok");
-  }
-  EXPECT_EQ(counter(stats("b"), "hits_remote"), 2);
-  EXPECT_EQ(count_warnings(b.result.err), 0) << b.result.err;
+  TwoMachines runs =
+      expect_b_gets_what_a_compiled(server.url(), plain, [&] { return http_records(server).size(); }, trust);
+  EXPECT_EQ(count_warnings(runs.b.result.err), 0) << runs.b.result.err;
 }
 
 TEST_F(RemoteCache, HttpTamperedRecordsAreRejectedWithHmacAndRebuilt) {
