@@ -15,7 +15,7 @@ struct ReplayMark {
   enum class Purpose { warm, capture_helper };
   Purpose purpose = Purpose::warm;
   std::int64_t for_pid = 0;      // capture helper: the app that missed
-  bool at_exit = false;          // capture helper: started by the app's exit flush (not while the app ran)
+  bool at_exit = false;          // capture helper: this build started after its app exited
   std::int64_t started_us = 0;   // monotonic clock (shared by the processes of one machine); set by mark_replay
 };
 

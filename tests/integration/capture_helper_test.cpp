@@ -482,8 +482,8 @@ TEST_F(CaptureHelper, TwoAppsOfTheSameProgramsAtOnceBuildAndStoreEachKeyOnce) {
 }
 
 // The helper never competes with the app for more than one core: it builds one program at a time,
-// while the app runs and after it exits (those it started after the exit say "at_exit"). Checked
-// on the helper's own clock readings.
+// while the app runs and after it exits (a trace's "at_exit" says it started after the exit).
+// Checked on the helper's own clock readings.
 TEST_F(CaptureHelper, AManyProgramAppsHelperBuildsOneProgramAtATime) {
   if (!has_pyopencl()) GTEST_SKIP() << "python3-pyopencl not installed";
   const std::vector<std::string> script = {"/usr/bin/python3", PYOPENCL_MANY_PROGRAMS, "6"};
@@ -505,10 +505,13 @@ TEST_F(CaptureHelper, AManyProgramAppsHelperBuildsOneProgramAtATime) {
     const auto& helper = trace["capture_helper"];
     builds.emplace_back(helper["started_us"], helper["ended_us"]);
     helpers.insert(trace["pid"].get<std::int64_t>());
-    // Handed over while the app ran. When the build starts is the scheduler's call: the helper
-    // runs behind the app (nice 10, its autogroup too), so on a busy machine it may start after.
-    EXPECT_EQ(helper["at_exit"], false);
+    EXPECT_TRUE(helper["at_exit"].is_boolean());  // when it started is the scheduler's call (nice 10)
   }
+  // Handed over while the app ran, none kept for its exit. Whether the helper's builds then start
+  // before or after the app exits is up to the scheduler (the helper runs behind the app), so
+  // that is not asserted: CI saw all six start after the exit on a busy machine.
+  EXPECT_EQ(counter("capture_helper_queued"), 0);
+  EXPECT_EQ(counter("capture_helper_at_exit"), 0);
   EXPECT_EQ(helpers.size(), 1u) << "one worker process built them all";
   std::sort(builds.begin(), builds.end());
   for (std::size_t i = 1; i < builds.size(); ++i) EXPECT_GT(builds[i].first, builds[i - 1].second) << "two at once";
