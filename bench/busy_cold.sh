@@ -4,19 +4,7 @@
 # sessions of their own (other users' work: each its own autogroup) keep every pinned CPU busy.
 #   bench/busy_cold.sh HELPER...   (BENCH_CPUS=2,3, BENCH_REPS=7, BENCH_LOOPS=2; BUILD_DIR as for
 #   bench/helper_contention.sh). Prints CSV rows "variant,rep,wall_ms,app_cpu_ms".
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=$(realpath "${BUILD_DIR:-build}")
-cpus=${BENCH_CPUS:-2,3}
-work=$(mktemp -d "${BENCH_WORK_ROOT:-$PWD}/busy.XXXX")
-chmod 700 "$work"
-loops=()
-trap 'kill -9 "${loops[@]}" 2>/dev/null; rm -rf "$work"' EXIT
-pocl=${POCL_LIBRARY:-$(ls /usr/lib/x86_64-linux-gnu/libpocl.so* 2>/dev/null | head -1)}
-mkdir -p "$work/icd" && echo "$pocl" > "$work/icd/pocl.icd"
-export OCL_ICD_VENDORS=$work/icd POCL_CPU_MAX_CU_NUM=2 POCL_MAX_PTHREAD_COUNT=2
-export LD_LIBRARY_PATH=$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-app=(taskset -c "$cpus" "$build/examples/opencl/opencl_example" --kernels "$PWD/examples/opencl/kernels")
+source "$(dirname "$0")/pinned_pocl.sh"
 for _ in $(seq "${BENCH_LOOPS:-2}"); do
   setsid taskset -c "$cpus" sh -c 'while :; do :; done' >/dev/null 2>&1 &
   loops+=($!)

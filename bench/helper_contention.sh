@@ -6,20 +6,8 @@
 # (BENCH_CPUS, default 2,3) and PoCL told it has two compute units.
 # BUILD_DIR at a prebuilt dir (bench/pack-gpu.sh) with examples/opencl_example; prints CSV rows
 # "variant,rep,wall_ms" on stdout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-build=$(realpath "${BUILD_DIR:-build}")
-cpus=${BENCH_CPUS:-2,3}
+source "$(dirname "$0")/pinned_pocl.sh"
 reps=${BENCH_REPS:-9}
-work=$(mktemp -d "${BENCH_WORK_ROOT:-$PWD}/contention.XXXX")
-chmod 700 "$work"
-trap 'rm -rf "$work"' EXIT
-pocl=${POCL_LIBRARY:-$(ls /usr/lib/x86_64-linux-gnu/libpocl.so* 2>/dev/null | head -1)}
-mkdir -p "$work/icd" && echo "$pocl" > "$work/icd/pocl.icd"
-export OCL_ICD_VENDORS=$work/icd POCL_CPU_MAX_CU_NUM=2 POCL_MAX_PTHREAD_COUNT=2
-export LD_LIBRARY_PATH=$build/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-example=$build/examples/opencl/opencl_example
-app=(taskset -c "$cpus" "$example" --kernels "$PWD/examples/opencl/kernels")
 tool=$build/tools/jitcache
 # The helper under SCHED_IDLE: JITCACHE_HELPER at a wrapper (an absolute path this user owns).
 idle_helper=$work/idle-helper
