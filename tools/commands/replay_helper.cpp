@@ -10,6 +10,7 @@
 // that wants a key nobody has started builds it itself, one that waits for a key the helper builds
 // gets it the moment it is stored, and one that goes through an app's programs in their order (the
 // app run again) finds each next one stored or under way, never waiting behind the whole queue.
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -236,6 +237,8 @@ constexpr std::chrono::milliseconds kIdleExit{30000};
 // may take far longer in wall time without being stuck. A worker still not done after this many
 // times the limit in wall time hangs without using CPU time (a driver deadlocked) and is killed.
 constexpr int kWallTimeLimitFactor = 6;
+// How often a helper at work looks for processes that came to wait for it (build_for_a_waiter).
+constexpr std::chrono::milliseconds kWaiterCheck{250};
 
 class Helper {
  public:
@@ -248,10 +251,16 @@ class Helper {
       if (!building_ && pending_.empty() && app_gone_) break;
       pollfd fds[2] = {{app_gone_ ? -1 : base_.socket_fd, POLLIN, 0}, {building_ ? worker_.socket() : -1, POLLIN, 0}};
       int timeout_ms = -1;
-      if (building_ && base_.time_limit_s > 0) {  // a worker that hangs without using CPU time
-        const auto limit = started_ + kWallTimeLimitFactor * std::chrono::seconds(base_.time_limit_s);
-        timeout_ms = static_cast<int>(std::max<std::int64_t>(
-            0, std::chrono::duration_cast<std::chrono::milliseconds>(limit - std::chrono::steady_clock::now()).count()));
+      bool hung = false;  // past the wall-time bound of a worker that hangs without using CPU time
+      if (building_) {  // woken to see whether someone has come to wait for the helper meanwhile
+        timeout_ms = static_cast<int>(kWaiterCheck.count());
+        if (base_.time_limit_s > 0) {
+          const auto left = started_ + kWallTimeLimitFactor * std::chrono::seconds(base_.time_limit_s) -
+                            std::chrono::steady_clock::now();
+          const auto left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(left).count();
+          hung = left_ms <= timeout_ms;
+          timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left_ms, 0, timeout_ms));
+        }
       } else if (!building_ && pending_.empty() && !paused_for_tests()) {
         timeout_ms = static_cast<int>(kIdleExit.count());
       }
@@ -269,9 +278,11 @@ class Helper {
         bool died = false;
         (void)worker_.answer(&died);  // stored or not, it is done with
         finish(died);
-      } else if (ready == 0 && building_) {
-        worker_.stop();  // hung past its wall-time bound
+      } else if (ready == 0 && building_ && hung) {
+        worker_.stop();
         finish(/*died=*/true);
+      } else if (ready == 0 && building_) {
+        build_for_a_waiter(someone_waits());
       }
     }
     return 0;
@@ -340,6 +351,14 @@ class Helper {
 
   bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
 
+  // Whether another process waits for the program under way (`starting`, or the one building)
+  // or for one queued behind it: then the helper runs at full priority.
+  bool someone_waits(const Job* starting = nullptr) const {
+    const Job* current = starting ? starting : building_ ? &*building_ : nullptr;
+    if (current && store_.key_wanted(current->key)) return true;
+    return std::any_of(pending_.begin(), pending_.end(), [&](const Job& job) { return store_.key_wanted(job.key); });
+  }
+
   void start_next() {
     while (!pending_.empty()) {
       auto pick = next_job();
@@ -364,9 +383,8 @@ class Helper {
   bool send_to_worker(const Job& job) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!worker_.running() && !worker_.start(base_)) return false;
-      const bool waited_for = store_.key_wanted(job.key);
-      build_for_a_waiter(waited_for);
-      if (worker_.send(job, app_gone_, waited_for)) return true;
+      build_for_a_waiter(someone_waits(&job));
+      if (worker_.send(job, app_gone_, store_.key_wanted(job.key))) return true;
       worker_.stop();
     }
     return false;

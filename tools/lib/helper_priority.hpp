@@ -10,8 +10,9 @@ namespace jitcache::tool {
 // cannot be lowered again) and the lowest priority, 19, for its scheduling group.
 void run_behind_the_app();
 
-// Before each build: the group at 0 while another process waits for that program (its `.wanted`
-// marker: a run with the driver's cache off, `jitcache wait`, `pack create`), else back at 19.
+// At each build's start and every 250 ms while it runs: the group at 0 while another process waits
+// for that program or one queued behind it (its `.wanted` marker: a run with the driver's cache
+// off, `jitcache wait`, `pack create`), else back at 19.
 // Best effort: the kernel refuses changes closer than 100 ms apart to unprivileged processes.
 void build_for_a_waiter(bool waited_for);
 
