@@ -2,7 +2,9 @@
 # Remote-hit latency vs local-disk hit vs cold compile, on the OpenCL example under real PoCL, and
 # per backend at 4 / 64 KiB (bench/remote_hit_bench.cpp). Starts its own redis-server and nginx
 # (WebDAV, plain HTTP and HTTPS with a self-signed certificate) on free loopback ports, config and
-# files in a temp dir. Writes docs/benchmarks-remote.md.
+# files in a temp dir; the file:// remote is a directory there (SHARED_DIR=/nfs/dir to measure a
+# real shared file system). Writes docs/benchmarks-remote.md up to the part bench/remote_fanout.sh
+# keeps (kept as it was).
 #
 #   bench/remote_latency.sh [REPETITIONS]     (default 5; build with scripts/build.sh first)
 set -euo pipefail
@@ -15,7 +17,9 @@ micro=$build/bench/remote_hit_bench
 out=docs/benchmarks-remote.md
 [ -x "$app" ] && [ -f "$lib" ] && [ -x "$micro" ] || { echo "build first: scripts/build.sh --all" >&2; exit 1; }
 
-work=$(mktemp -d)
+work=$(mktemp -d -p "${BENCH_TMP:-$PWD/$build}")  # not below /tmp: the shared dir's parents are checked
+shared=${SHARED_DIR:-$work/shared}
+mkdir -p "$shared"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no \
   --logfile "$work/redis.log" &
@@ -55,6 +59,7 @@ run() {
   local case=$1 dir=$2 remote=${3:-} n=$4
   local result=$work/results/$case-$n
   mkdir -p "$result"
+  case $remote in file://*) mkdir -p "${remote#file://}" ;; esac
   env LD_PRELOAD="$lib" JITCACHE_DIR="$dir" JITCACHE_TRACE=1 JITCACHE_TRACE_DIR="$result/traces" \
     JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_CA_FILE="$work/cert.pem" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
     "$app" >"$result/out" 2>"$result/err"
@@ -69,11 +74,15 @@ for n in $(seq "$reps"); do
   run remote "$work/c$n" "redis://127.0.0.1:$port" "$n"       # machine C: remote hits
   run publish-http "$work/d$n" "$http_url/run$n" "$n"          # machine D compiles, publishes over HTTP
   run remote-http "$work/e$n" "$http_url/run$n" "$n"           # machine E: HTTP remote hits
+  run publish-file "$work/f$n" "file://$shared/run$n" "$n"     # machine F compiles, publishes to the directory
+  run remote-file "$work/g$n" "file://$shared/run$n" "$n"      # machine G: file:// remote hits
 done
 
 # Per backend at 4 / 64 KiB: 200 rounds, the backends interleaved within each round.
 mkdir -p "$work/micro"
-JITCACHE_REMOTE_CA_FILE="$work/cert.pem" "$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" "$https_url/micro" >"$work/results/micro.json"
+mkdir -p "$shared/micro"
+JITCACHE_REMOTE_CA_FILE="$work/cert.pem" "$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" \
+  "$https_url/micro" "file://$shared/micro" >"$work/results/micro.json"
 
 python3 - "$work/results" "$reps" "$out" <<'PY'
 import glob, json, os, platform, re, statistics, subprocess, sys, datetime
@@ -112,7 +121,8 @@ def tiers(case):
 
 rows = [("cold compile (no cache)", "cold"), ("local disk hit", "disk"),
         ("remote hit (Redis on loopback)", "remote"), ("cold + publish to remote", "publish"),
-        ("remote hit (HTTP, nginx on loopback)", "remote-http"), ("cold + publish to HTTP", "publish-http")]
+        ("remote hit (HTTP, nginx on loopback)", "remote-http"), ("cold + publish to HTTP", "publish-http"),
+        ("remote hit (file://, a local directory)", "remote-file"), ("cold + publish to file://", "publish-file")]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 lines = [
     "## Remote tier: remote hit vs disk hit vs cold compile",
@@ -153,12 +163,18 @@ lines += ["### Per backend at 4 / 64 KiB", "",
           "| backend | size | p50 µs | p90 µs | p50 / disk p50 |", "|---|---|---|---|---|"]
 for size in ("4 KiB", "64 KiB"):
     disk = pct(micro[f"disk {size}"], 0.5)
-    for backend in ("disk", "redis", "http", "https"):
+    for backend in ("disk", "redis", "http", "https", "file"):
         values = micro.get(f"{backend} {size}")
         if not values: continue
         p50 = pct(values, 0.5)
         lines.append(f"| {backend} | {size} | {p50:.0f} | {pct(values, 0.9):.0f} | {p50 / disk:.1f} × |")
 lines.append("")
+# The part bench/remote_fanout.sh writes stays as it was.
+marker = "<!-- bench/remote_fanout.sh -->"
+kept = open(out).read() if os.path.exists(out) else ""
+if marker in kept:
+    lines.append(kept[kept.index(marker):].rstrip("\n"))
+    lines.append("")
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY
