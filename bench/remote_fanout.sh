@@ -45,7 +45,7 @@ mkdir -p "$work/shared"
 
 # fan KIND URL: N processes at once, each its own store; results under $work/results/KIND/<i>.
 fan() {
-  local kind=$1 remote=$2 start
+  local kind=$1 remote=$2 start pids=()
   start=$(date +%s.%N)
   for i in $(seq "$procs"); do
     local result=$work/results/$kind/$i
@@ -54,8 +54,9 @@ fan() {
       JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_LEASE_WAIT=10m JITCACHE_REMOTE_LEASE_TTL=10m \
       JITCACHE_REMOTE_TIMEOUT_MS=5000 JITCACHE_REMOTE_CONNECT_TIMEOUT_MS=5000 JITCACHE_CAPTURE=build \
       POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$kind-$i" "$app" >"$result/out" 2>"$result/err" &
+    pids+=($!)
   done
-  wait
+  wait "${pids[@]}"  # the apps only: redis-server and nginx are children too
   echo "$(date +%s.%N) - $start" | bc >"$work/results/$kind/wall_s"
   grep -L "all results correct" "$work"/results/"$kind"/*/out | grep . && { echo "wrong results ($kind)" >&2; exit 1; }
   return 0

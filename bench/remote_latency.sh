@@ -129,10 +129,10 @@ lines = [
     "",
     f"`bench/remote_latency.sh {reps}` on {datetime.date.today()}, {cpu}, {os.cpu_count()} cores "
     f"(load average {open('/proc/loadavg').read().split()[0]} at the end: other jobs share the machine), "
-    f"PoCL CPU device, redis-server and nginx (WebDAV) on 127.0.0.1. Medians of {reps} runs of `opencl_example` (two programs). "
+    f"PoCL CPU device, redis-server and nginx (WebDAV) on 127.0.0.1, the file:// remote a directory on the same local disk (not NFS). Medians of {reps} runs of `opencl_example` (two programs). "
     "`clBuildProgram` is the time the app waited for the call (including the driver loading a "
     "cached binary); `lookup` is jitcache's store read incl. the remote GET and verification; "
-    "`remote` is the time spent talking to Redis (lease included); the first program's remote "
+    "`remote` is the time spent in the remote's calls (lease included); the first program's remote "
     "call includes connecting. Per program: vector_math / integer_ops.",
     "",
     "| case | verdict/tier | clBuildProgram ms | lookup µs | remote µs |",
@@ -158,7 +158,7 @@ lines += ["### Per backend at 4 / 64 KiB", "",
           f"`bench/remote_hit_bench` in the same run: one warm client per backend (connection kept), "
           f"{len(next(iter(micro.values())))} rounds with the backends interleaved in each, the store-level read a lookup "
           "does: the disk store's load (sidecar + binary + checksum) against the remote's GET of the framed "
-          "record and its checks (checksum, key; no HMAC key set). µs; the ratio is the median against the disk "
+          "record (file://: the entry file's read, off the caller's thread) and its checks (checksum, key; no HMAC key set). µs; the ratio is the median against the disk "
           "hit's of the same size, measured in this run.", "",
           "| backend | size | p50 µs | p90 µs | p50 / disk p50 |", "|---|---|---|---|---|"]
 for size in ("4 KiB", "64 KiB"):
