@@ -17,30 +17,7 @@ out=docs/benchmarks-remote.md
 [ -x "$app" ] && [ -f "$lib" ] || { echo "build first: scripts/build.sh --all" >&2; exit 1; }
 
 work=$(mktemp -d -p "${BENCH_TMP:-$PWD/$build}")
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-port=$(free_port)
-http_port=$(free_port)
-redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no --logfile "$work/redis.log" &
-redis_pid=$!
-mkdir -p "$work/www/cache"
-user_line=""
-[ "$(id -u)" = 0 ] && user_line="user root;"
-cat >"$work/nginx.conf" <<NGINX
-daemon off; master_process off; worker_processes 1; $user_line
-pid $work/nginx.pid; error_log $work/nginx-error.log;
-events { worker_connections 256; }
-http {
-  access_log off; client_max_body_size 0; client_body_temp_path $work/body; proxy_temp_path $work/proxy;
-  fastcgi_temp_path $work/fastcgi; uwsgi_temp_path $work/uwsgi; scgi_temp_path $work/scgi;
-  server { listen 127.0.0.1:$http_port;
-    location /cache/ { root $work/www; dav_methods PUT; create_full_put_path on; dav_access user:rw; } }
-}
-NGINX
-nginx -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" &
-nginx_pid=$!
-trap 'kill $redis_pid $nginx_pid 2>/dev/null; wait $redis_pid $nginx_pid 2>/dev/null; rm -rf "$work"' EXIT
-until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.05; done
-until curl -s -o /dev/null "http://127.0.0.1:$http_port/cache/"; do sleep 0.05; done
+source bench/remote_servers.sh
 mkdir -p "$work/shared"
 
 # fan KIND URL: N processes at once, each its own store; results under $work/results/KIND/<i>.
@@ -63,8 +40,8 @@ fan() {
 }
 
 fan file "file://$work/shared"
-fan redis "redis://127.0.0.1:$port"
-fan http "http://127.0.0.1:$http_port/cache"
+fan redis "$redis_url"
+fan http "$http_url"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 python3 - "$work/results" "$procs" "$out" "$load" <<'PY'

@@ -20,39 +20,7 @@ out=docs/benchmarks-remote.md
 work=$(mktemp -d -p "${BENCH_TMP:-$PWD/$build}")  # not below /tmp: the shared dir's parents are checked
 shared=${SHARED_DIR:-$work/shared}
 mkdir -p "$shared"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no \
-  --logfile "$work/redis.log" &
-redis_pid=$!
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-http_port=$(free_port)
-https_port=$(free_port)
-mkdir -p "$work/www/cache"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" \
-  -out "$work/cert.pem" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-user_line=""
-[ "$(id -u)" = 0 ] && user_line="user root;"
-cat >"$work/nginx.conf" <<NGINX
-daemon off; master_process off; worker_processes 1; $user_line
-pid $work/nginx.pid; error_log $work/nginx-error.log;
-events { worker_connections 64; }
-http {
-  access_log off; client_max_body_size 0; client_body_temp_path $work/body; proxy_temp_path $work/proxy;
-  fastcgi_temp_path $work/fastcgi; uwsgi_temp_path $work/uwsgi; scgi_temp_path $work/scgi;
-  server {
-    listen 127.0.0.1:$http_port; listen 127.0.0.1:$https_port ssl;
-    ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-    location /cache/ { root $work/www; dav_methods PUT; create_full_put_path on; dav_access user:rw; }
-  }
-}
-NGINX
-nginx -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" &
-nginx_pid=$!
-trap 'kill $redis_pid $nginx_pid 2>/dev/null; wait $redis_pid $nginx_pid 2>/dev/null; rm -rf "$work"' EXIT
-until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.05; done
-until curl -s -o /dev/null "http://127.0.0.1:$http_port/cache/"; do sleep 0.05; done
-http_url=http://127.0.0.1:$http_port/cache
-https_url=https://127.0.0.1:$https_port/cache
+source bench/remote_servers.sh
 
 # run CASE CACHE_DIR [REMOTE]: one app run; its traces and stderr go under $work/results/CASE-n.
 run() {
@@ -61,7 +29,7 @@ run() {
   mkdir -p "$result"
   case $remote in file://*) mkdir -p "${remote#file://}" ;; esac
   env LD_PRELOAD="$lib" JITCACHE_DIR="$dir" JITCACHE_TRACE=1 JITCACHE_TRACE_DIR="$result/traces" \
-    JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_CA_FILE="$work/cert.pem" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
+    JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_CA_FILE="$ca_file" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
     "$app" >"$result/out" 2>"$result/err"
   grep -q "all results correct" "$result/out" || { echo "wrong results in $case" >&2; exit 1; }
 }
@@ -70,8 +38,8 @@ for n in $(seq "$reps"); do
   redis-cli -p "$port" flushall >/dev/null
   run cold "$work/a$n" "" "$n"                                # nothing cached anywhere
   run disk "$work/a$n" "" "$n"                                # same machine, second run
-  run publish "$work/b$n" "redis://127.0.0.1:$port" "$n"      # machine B compiles, publishes
-  run remote "$work/c$n" "redis://127.0.0.1:$port" "$n"       # machine C: remote hits
+  run publish "$work/b$n" "$redis_url" "$n"      # machine B compiles, publishes
+  run remote "$work/c$n" "$redis_url" "$n"       # machine C: remote hits
   run publish-http "$work/d$n" "$http_url/run$n" "$n"          # machine D compiles, publishes over HTTP
   run remote-http "$work/e$n" "$http_url/run$n" "$n"           # machine E: HTTP remote hits
   run publish-file "$work/f$n" "file://$shared/run$n" "$n"     # machine F compiles, publishes to the directory
@@ -81,7 +49,7 @@ done
 # Per backend at 4 / 64 KiB: 200 rounds, the backends interleaved within each round.
 mkdir -p "$work/micro"
 mkdir -p "$shared/micro"
-JITCACHE_REMOTE_CA_FILE="$work/cert.pem" "$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" \
+JITCACHE_REMOTE_CA_FILE="$ca_file" "$micro" "$work/micro" 200 "$redis_url" "$http_url/micro" \
   "$https_url/micro" "file://$shared/micro" >"$work/results/micro.json"
 
 python3 - "$work/results" "$reps" "$out" <<'PY'

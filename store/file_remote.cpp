@@ -199,39 +199,41 @@ RemoteResult FileRemote::publish_program(const Digest128& key, const nlohmann::j
   return run([path = program_path(key), value = std::move(value)](SharedDir& dir) { return dir.write(path, value); });
 }
 
+RemoteResult FileRemote::read_file(const std::string& path, std::uint64_t cap, std::string* bytes) {
+  auto read = std::make_shared<std::string>();  // filled by the worker, taken only once it is done
+  RemoteResult got = run([path, cap, read](SharedDir& dir) { return dir.read(path, cap, read.get()); });
+  if (got.status == RemoteStatus::ok) *bytes = std::move(*read);
+  return got;
+}
+
+// One call for the listing, one per summary: each within its own deadline, as over HTTP.
 RemoteResult FileRemote::list_programs(RemoteListing* listing) {
-  // The listing is filled by the worker: hand it a listing of its own, copied back in time only.
-  auto found = std::make_shared<RemoteListing>();
   const std::string folder = namespace_path_ + "/program";
-  RemoteResult listed = run([folder, found, hmac_key = config_.hmac_key](SharedDir& dir) {
-    std::vector<std::string> names;
-    if (RemoteResult got = dir.list(folder, kMaxListedPrograms, &names); got.status != RemoteStatus::ok) return got;
-    for (const std::string& name : names) {
-      std::optional<Digest128> key = name.size() == 32 ? Digest128::from_hex(name) : std::nullopt;
-      if (!key) continue;  // a tmp file of a write in progress, or not ours
-      std::string value;
-      RemoteResult read = dir.read(folder + "/" + name, kMaxProgramSummaryBytes + kBlobOverhead, &value);
-      if (read.status == RemoteStatus::miss) continue;  // gone since the listing
-      if (read.status != RemoteStatus::ok) {
-        found->refused.push_back({folder + "/" + name, read.reason});
-        continue;
-      }
-      add_program_summary(folder + "/" + name, *key, value, hmac_key, found.get());
+  auto names = std::make_shared<std::vector<std::string>>();
+  RemoteResult listed = run([folder, names](SharedDir& dir) { return dir.list(folder, kMaxListedPrograms, names.get()); });
+  if (listed.status != RemoteStatus::ok) return listed;
+  for (const std::string& name : *names) {
+    std::optional<Digest128> key = name.size() == 32 ? Digest128::from_hex(name) : std::nullopt;
+    if (!key) continue;  // a tmp file of a write in progress, or not ours
+    std::string value;
+    RemoteResult read = read_file(folder + "/" + name, kMaxProgramSummaryBytes + kBlobOverhead, &value);
+    if (read.status == RemoteStatus::miss) continue;  // gone since the listing
+    if (read.status == RemoteStatus::corrupt) {
+      listing->refused.push_back({folder + "/" + name, read.reason});
+      continue;
     }
-    found->complete = names.size() < kMaxListedPrograms;
-    return remote_result(RemoteStatus::ok);
-  });
-  if (listed.status == RemoteStatus::ok) *listing = std::move(*found);
-  return listed;
+    if (read.status != RemoteStatus::ok) return read;
+    add_program_summary(folder + "/" + name, *key, value, config_.hmac_key, listing);
+  }
+  listing->complete = names->size() < kMaxListedPrograms;
+  return remote_result(RemoteStatus::ok);
 }
 
 RemoteResult FileRemote::fetch_inputs(const Digest128& digest) {
-  return run([digest, path = inputs_path(digest), hmac_key = config_.hmac_key](SharedDir& dir) {
-    std::string value;
-    RemoteResult read = dir.read(path, kMaxRemoteInputsBytes + kBlobOverhead, &value);
-    if (read.status != RemoteStatus::ok) return read;
-    return check_inputs_blob(digest, value, hmac_key);
-  });
+  std::string value;
+  RemoteResult read = read_file(inputs_path(digest), kMaxRemoteInputsBytes + kBlobOverhead, &value);
+  if (read.status != RemoteStatus::ok) return read;
+  return check_inputs_blob(digest, value, config_.hmac_key);
 }
 
 RemoteResult FileRemote::survey(SharedDirFacts* facts) {

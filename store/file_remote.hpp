@@ -60,6 +60,8 @@ class FileRemote final : public RemoteClient {
   // Runs `work` on the directory (opened, or re-opened once it was removed), off this thread,
   // through the gate. `work` must own what it uses (copies): it may outlive this call.
   RemoteResult run(std::function<RemoteResult(SharedDir&)> work);
+  // One file read as a call of its own (SharedDir::read's meanings).
+  RemoteResult read_file(const std::string& path, std::uint64_t cap, std::string* bytes);
   RemoteConfig config_;
   std::string namespace_path_;
   std::unique_ptr<State> state_;

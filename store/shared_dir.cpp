@@ -255,20 +255,33 @@ RemoteResult SharedDir::open_folder(const std::string& relative, bool create, in
   return remote_result(RemoteStatus::ok);
 }
 
-RemoteResult SharedDir::read(const std::string& relative, std::uint64_t max_bytes, std::string* bytes,
-                             std::int64_t* mtime_s) const {
-  const std::filesystem::path name(relative);
+RemoteResult SharedDir::open_parent(const std::string& relative, bool create, int* fd, std::string* name) const {
+  const std::filesystem::path path(relative);
+  *name = path.filename().string();
+  return open_folder(path.parent_path().string(), create, fd);
+}
+
+RemoteResult SharedDir::open_file(const std::string& relative, int* fd, std::uint64_t* size,
+                                  std::int64_t* mtime_s) const {
   int raw = -1;
-  if (RemoteResult opened = open_folder(name.parent_path().string(), false, &raw); opened.status != RemoteStatus::ok) {
-    return opened;
-  }
+  std::string name;
+  if (RemoteResult opened = open_parent(relative, false, &raw, &name); opened.status != RemoteStatus::ok) return opened;
   Fd folder(raw);
-  Fd file(::openat(folder.get(), name.filename().c_str(), O_RDONLY | kOpenFlags));
+  Fd file(::openat(folder.get(), name.c_str(), O_RDONLY | kOpenFlags));
   if (file.get() < 0) return open_failure(errno, relative);
-  std::uint64_t size = 0;
-  if (RemoteResult checked = check_file(file.get(), relative, &size, mtime_s); checked.status != RemoteStatus::ok) {
+  if (RemoteResult checked = check_file(file.get(), relative, size, mtime_s); checked.status != RemoteStatus::ok) {
     return checked;
   }
+  *fd = file.release();
+  return remote_result(RemoteStatus::ok);
+}
+
+RemoteResult SharedDir::read(const std::string& relative, std::uint64_t max_bytes, std::string* bytes,
+                             std::int64_t* mtime_s) const {
+  int raw = -1;
+  std::uint64_t size = 0;
+  if (RemoteResult opened = open_file(relative, &raw, &size, mtime_s); opened.status != RemoteStatus::ok) return opened;
+  Fd file(raw);
   if (size > max_bytes) {
     return remote_result(RemoteStatus::error, relative + ": " + std::to_string(size) + " bytes, larger than " +
                                                   std::to_string(max_bytes) + " bytes: refused unread");
@@ -287,15 +300,10 @@ RemoteResult SharedDir::read(const std::string& relative, std::uint64_t max_byte
 }
 
 RemoteResult SharedDir::size_of(const std::string& relative, std::uint64_t* size) const {
-  const std::filesystem::path name(relative);
   int raw = -1;
-  if (RemoteResult opened = open_folder(name.parent_path().string(), false, &raw); opened.status != RemoteStatus::ok) {
-    return opened;
-  }
-  Fd folder(raw);
-  Fd file(::openat(folder.get(), name.filename().c_str(), O_RDONLY | kOpenFlags));
-  if (file.get() < 0) return open_failure(errno, relative);
-  return check_file(file.get(), relative, size);
+  RemoteResult opened = open_file(relative, &raw, size, nullptr);
+  if (raw >= 0) ::close(raw);
+  return opened;
 }
 
 RemoteResult SharedDir::write_refused(int error, const std::string& what) const {
@@ -309,13 +317,12 @@ RemoteResult SharedDir::write_refused(int error, const std::string& what) const 
 
 RemoteResult SharedDir::write(const std::string& relative, std::string_view bytes) const {
   if (writes_refused_) return remote_result(RemoteStatus::skipped, path_ + " is read-only for this user");
-  const std::filesystem::path name(relative);
   int raw = -1;
-  if (RemoteResult opened = open_folder(name.parent_path().string(), true, &raw); opened.status != RemoteStatus::ok) {
+  std::string final_name;
+  if (RemoteResult opened = open_parent(relative, true, &raw, &final_name); opened.status != RemoteStatus::ok) {
     return opened;
   }
   Fd folder(raw);
-  const std::string final_name = name.filename().string();
   const std::string tmp = final_name + std::string(kTmpMarker) + random_hex();
   Fd file(::openat(folder.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | kOpenFlags, 0600));
   if (file.get() < 0) return write_refused(errno, relative);
@@ -336,31 +343,27 @@ RemoteResult SharedDir::write(const std::string& relative, std::string_view byte
 
 RemoteResult SharedDir::create_exclusive(const std::string& relative, std::string_view bytes) const {
   if (writes_refused_) return remote_result(RemoteStatus::skipped, path_ + " is read-only for this user");
-  const std::filesystem::path name(relative);
   int raw = -1;
-  if (RemoteResult opened = open_folder(name.parent_path().string(), true, &raw); opened.status != RemoteStatus::ok) {
-    return opened;
-  }
+  std::string name;
+  if (RemoteResult opened = open_parent(relative, true, &raw, &name); opened.status != RemoteStatus::ok) return opened;
   Fd folder(raw);
-  Fd file(::openat(folder.get(), name.filename().c_str(), O_WRONLY | O_CREAT | O_EXCL | kOpenFlags, 0600));
+  Fd file(::openat(folder.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | kOpenFlags, 0600));
   if (file.get() < 0) return errno == EEXIST ? remote_result(RemoteStatus::miss) : write_refused(errno, relative);
   (void)::fchmod(file.get(), 0600 | (facts_.mode & 0044));
   RemoteResult wrote = write_all(file.get(), bytes, relative);
   if (wrote.status == RemoteStatus::ok && ::close(file.release()) != 0) {
     wrote = remote_result(RemoteStatus::error, "writing " + relative + ": " + errno_text(errno));
   }
-  if (wrote.status != RemoteStatus::ok) (void)::unlinkat(folder.get(), name.filename().c_str(), 0);
+  if (wrote.status != RemoteStatus::ok) (void)::unlinkat(folder.get(), name.c_str(), 0);
   return wrote;
 }
 
 RemoteResult SharedDir::remove(const std::string& relative) const {
-  const std::filesystem::path name(relative);
   int raw = -1;
-  if (RemoteResult opened = open_folder(name.parent_path().string(), false, &raw); opened.status != RemoteStatus::ok) {
-    return opened;
-  }
+  std::string name;
+  if (RemoteResult opened = open_parent(relative, false, &raw, &name); opened.status != RemoteStatus::ok) return opened;
   Fd folder(raw);
-  if (::unlinkat(folder.get(), name.filename().c_str(), 0) == 0) return remote_result(RemoteStatus::ok);
+  if (::unlinkat(folder.get(), name.c_str(), 0) == 0) return remote_result(RemoteStatus::ok);
   return errno == ENOENT ? remote_result(RemoteStatus::miss)
                          : remote_result(RemoteStatus::error, relative + ": " + errno_text(errno));
 }

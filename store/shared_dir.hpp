@@ -78,6 +78,10 @@ class SharedDir {
   // Opens the folder `relative` ("" is the directory itself) step by step, each checked;
   // `create`: missing folders are made. The fd is the caller's to close.
   RemoteResult open_folder(const std::string& relative, bool create, int* fd) const;
+  // The folder holding `relative` (its fd, the caller's to close) and the file's own name.
+  RemoteResult open_parent(const std::string& relative, bool create, int* fd, std::string* name) const;
+  // A trusted file below the directory, open for reading (its fd, the caller's to close).
+  RemoteResult open_file(const std::string& relative, int* fd, std::uint64_t* size, std::int64_t* mtime_s) const;
   RemoteResult check_folder(int fd, const std::string& name) const;
   RemoteResult check_file(int fd, const std::string& name, std::uint64_t* size, std::int64_t* mtime_s = nullptr) const;
   bool trusted_writer(std::uint64_t uid) const;
