@@ -777,7 +777,8 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
   if (const ReplayMark* helper = capture_helper_mark()) {
     // The helper's work made visible (explain, the tests): for whom, and when it ran.
     record["capture_helper"] = {{"for_pid", helper->for_pid}, {"at_exit", helper->at_exit},
-                                {"started_us", helper->started_us}, {"ended_us", monotonic_us()}};
+                                {"waited_for", helper->waited_for}, {"started_us", helper->started_us},
+                                {"ended_us", monotonic_us()}};
   }
   return record;
 }

@@ -16,6 +16,7 @@ struct ReplayMark {
   Purpose purpose = Purpose::warm;
   std::int64_t for_pid = 0;      // capture helper: the app that missed
   bool at_exit = false;          // capture helper: this build started after its app exited
+  bool waited_for = false;       // capture helper: another process waited for it (built at full priority)
   std::int64_t started_us = 0;   // monotonic clock (shared by the processes of one machine); set by mark_replay
 };
 

@@ -73,7 +73,7 @@ const std::vector<SettingDefinition> kDefinitions = {
      "program's last release or exit, unless someone waits for it), helper (never in the app: a "
      "detached `jitcache` process rebuilds the recorded inputs and stores them) or auto (helper on "
      "PoCL, build elsewhere)"},
-    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper's build of one program is stopped after this long"},
+    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper's build of one program is stopped after this much CPU time (or six times as long in wall time)"},
     {"helper_start", "JITCACHE_HELPER_START", "one_at_a_time",
      "when an app's capture helper runs: one_at_a_time (from the app's first miss, one program at a "
      "time, while the app runs and after it exits) or at_exit (only after the app exits)"},

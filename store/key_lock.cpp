@@ -175,25 +175,37 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
   const auto& layout = impl_->layout;
   std::vector<fileops::DirEntry> names;
   if (layout.dir().list(layout.locks_dir(), &names)) return 0;
-  std::vector<std::filesystem::path> markers;
+  // A marker nobody holds is settled (or its owner died) and goes, removed while locked here.
+  const auto settled = [&](const std::filesystem::path& marker, std::chrono::milliseconds bound) {
+    fileops::FileLock lock;
+    std::error_code error = store_detail::lock_current_file(layout.dir(), marker, bound, &lock);
+    if (!error) (void)layout.dir().remove_file(marker);
+    return error != std::errc::resource_unavailable_try_again;
+  };
+  // A waiter marks what it waits for as wanted, as a process waiting for a build lock does: the
+  // capture helper then builds those first and at full priority (tools/lib/helper_priority.hpp).
+  // Best effort; the marker goes when the key's build lock is let go, or with the stale lock files.
+  const auto mark_wanted = [&](const std::filesystem::path& marker) {
+    fileops::File wanted;
+    (void)fileops::File::open_or_create(layout.dir(), std::filesystem::path(marker).replace_extension(".wanted"), &wanted);
+  };
+  std::vector<std::filesystem::path> in_flight;
   for (const auto& name : names) {
-    if (std::filesystem::path(name.name).extension() == ".capture") markers.push_back(layout.locks_dir() / name.name);
+    const std::filesystem::path marker = layout.locks_dir() / name.name;
+    if (marker.extension() != ".capture" || settled(marker, std::chrono::milliseconds(0))) continue;
+    in_flight.push_back(marker);
+    if (wait.count() > 0) mark_wanted(marker);
   }
   const auto deadline = std::chrono::steady_clock::now() + wait;
-  std::size_t in_flight = 0;
-  for (std::size_t i = 0; i < markers.size(); ++i) {
-    if (progress) progress(markers.size() - i + in_flight);
+  std::size_t left_in_flight = 0;
+  for (std::size_t i = 0; i < in_flight.size(); ++i) {
+    if (progress) progress(in_flight.size() - i + left_in_flight);
     const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()),
                                std::chrono::milliseconds(0));
-    fileops::FileLock lock;
-    std::error_code error = store_detail::lock_current_file(layout.dir(), markers[i], left, &lock);
-    if (error == std::errc::resource_unavailable_try_again) {
-      ++in_flight;
-    } else if (!error) {
-      (void)layout.dir().remove_file(markers[i]);  // settled, or its owner died: removed while locked
-    }
+    if (left.count() > 0) mark_wanted(in_flight[i]);  // again: letting a queued key's lock go removed it
+    if (!settled(in_flight[i], left)) ++left_in_flight;
   }
-  return in_flight;
+  return left_in_flight;
 }
 
 }  // namespace jitcache

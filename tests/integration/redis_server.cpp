@@ -29,15 +29,6 @@ int free_loopback_port() {
   return ntohs(address.sin_port);
 }
 
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit) {
-  auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
-
 RedisServer::RedisServer(std::string password) : password_(std::move(password)) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     if (start_on(free_loopback_port())) return;

@@ -54,8 +54,4 @@ class RedisServer {
 // A port the kernel just handed out on 127.0.0.1 (the test servers' ports: Redis, nginx).
 int free_loopback_port();
 
-// Calls `done` until it returns true or `limit` passes (a bounded wait for another process's
-// effect, never a timing assertion). Returns the last result.
-bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(20));
-
 }  // namespace jitcache::testing

@@ -2,8 +2,10 @@
 // and reading the traces and store a run left behind.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -87,5 +89,9 @@ std::int64_t stats_counter(const std::filesystem::path& tool, const std::filesys
                            const std::string& name);
 std::string read_text(const std::filesystem::path& file);
 void write_text(const std::filesystem::path& file, const std::string& text);
+
+// Calls `done` until it returns true or `limit` passes (a bounded wait for another process's
+// effect, never a timing assertion). Returns the last result.
+bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(20));
 
 }  // namespace jitcache::testing

@@ -19,23 +19,12 @@
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/commands/replay_internal.hpp"
+#include "tools/lib/helper_priority.hpp"
 #include "tools/lib/replay_scratch.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
 namespace {
-
-// A capture helper runs behind the app: nice 10, for this process and for its scheduling group.
-// Linux shares the CPU between autogroups (one per session) before the processes inside them, so a
-// helper in a session of its own (setsid) got as much CPU as the app's whole session whatever its
-// nice value: on a busy machine the app's cold run took 10 % longer than without jitcache.
-void run_behind_the_app() {
-  (void)::nice(10);
-  const int autogroup = ::open("/proc/self/autogroup", O_WRONLY | O_CLOEXEC);
-  if (autogroup < 0) return;  // no autogroups here: nice alone decides
-  (void)!::write(autogroup, "10", 2);
-  ::close(autogroup);
-}
 
 nlohmann::json result_json(const ReplayResult& result) {
   return {{"outcome", to_string(result.outcome)}, {"reason", result.reason}, {"key", result.key},
@@ -113,6 +102,7 @@ ReplayResult replay_one(const ReplayOptions& options) {
   request.mark.purpose = options.helper ? ReplayMark::Purpose::capture_helper : ReplayMark::Purpose::warm;
   request.mark.for_pid = options.for_pid;
   request.mark.at_exit = options.at_exit;
+  request.mark.waited_for = options.waited_for;
   return replay(request, *adapter);
 }
 

@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,6 +34,7 @@
 #include "core/stats.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/replay_internal.hpp"
+#include "tools/lib/helper_priority.hpp"
 #include "tools/lib/replay_scratch.hpp"
 #include "tools/lib/tool_store.hpp"
 
@@ -120,6 +122,15 @@ std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, Dis
   return job;
 }
 
+// SIGPROF ends this process after `seconds` of CPU time from now (0: no limit). CPU time, not wall
+// time: the helper runs behind all other work, so a build may wait long for a core.
+void limit_cpu_time(unsigned seconds) {
+  (void)std::signal(SIGPROF, SIG_DFL);  // a driver's handler would keep a runaway build alive
+  itimerval timer{};
+  timer.it_value.tv_sec = seconds;
+  (void)::setitimer(ITIMER_PROF, &timer, nullptr);
+}
+
 // A child of this process that builds the programs it is sent, one at a time, and answers "1"
 // (stored, or found stored) or "0" for each.
 class Worker {
@@ -153,9 +164,10 @@ class Worker {
 
   bool warm_up(const std::string& device_digest) { return send_with_files(socket_, "warm:" + device_digest, {}); }
 
-  bool send(const Job& job, bool at_exit) {
+  bool send(const Job& job, bool at_exit, bool waited_for) {
     return send_with_files(socket_, job.options.inputs + ":" + job.options.device_digest + ":" +
-                                        job.options.expect_key + ":" + (at_exit ? "1" : "0"),
+                                        job.options.expect_key + ":" + (at_exit ? "1" : "0") + ":" +
+                                        (waited_for ? "1" : "0"),
                            {job.record.get()});
   }
 
@@ -196,17 +208,18 @@ class Worker {
       }
       ReplayOptions job = base;
       const std::vector<std::string> fields = split_fields(text);
-      if (fields.size() != 4 || fds.size() != 1) std::_Exit(1);
+      if (fields.size() != 5 || fds.size() != 1) std::_Exit(1);
       job.record = read_record(fds[0]);
       ::close(fds[0]);
       job.inputs = fields[0];
       job.device_digest = fields[1];
       job.expect_key = fields[2];
       job.at_exit = fields[3] == "1";
+      job.waited_for = fields[4] == "1";
       job.lock_held_by_parent = true;
-      if (job.time_limit_s > 0) ::alarm(job.time_limit_s);  // SIGALRM ends a hung driver
+      limit_cpu_time(job.time_limit_s);
       ReplayResult result = replay_one(job);
-      ::alarm(0);
+      limit_cpu_time(0);
       if (!done(result)) count_helper_failure("capture_helper_failed");
       if (!send_with_files(socket, done(result) ? "1" : "0", {})) std::_Exit(0);
     }
@@ -219,6 +232,10 @@ class Worker {
 
 // How long a helper with nothing to do waits for its app's next job before it ends.
 constexpr std::chrono::milliseconds kIdleExit{30000};
+// helper_time_limit bounds a build's CPU time (the worker's SIGPROF): a helper behind busy work
+// may take far longer in wall time without being stuck. A worker still not done after this many
+// times the limit in wall time hangs without using CPU time (a driver deadlocked) and is killed.
+constexpr int kWallTimeLimitFactor = 6;
 
 class Helper {
  public:
@@ -231,8 +248,8 @@ class Helper {
       if (!building_ && pending_.empty() && app_gone_) break;
       pollfd fds[2] = {{app_gone_ ? -1 : base_.socket_fd, POLLIN, 0}, {building_ ? worker_.socket() : -1, POLLIN, 0}};
       int timeout_ms = -1;
-      if (building_ && base_.time_limit_s > 0) {  // the worker's alarm, and a margin for its exit
-        const auto limit = started_ + std::chrono::seconds(base_.time_limit_s + 5);
+      if (building_ && base_.time_limit_s > 0) {  // a worker that hangs without using CPU time
+        const auto limit = started_ + kWallTimeLimitFactor * std::chrono::seconds(base_.time_limit_s);
         timeout_ms = static_cast<int>(std::max<std::int64_t>(
             0, std::chrono::duration_cast<std::chrono::milliseconds>(limit - std::chrono::steady_clock::now()).count()));
       } else if (!building_ && pending_.empty() && !paused_for_tests()) {
@@ -253,7 +270,7 @@ class Helper {
         (void)worker_.answer(&died);  // stored or not, it is done with
         finish(died);
       } else if (ready == 0 && building_) {
-        worker_.stop();  // past its time limit and not even dead
+        worker_.stop();  // hung past its wall-time bound
         finish(/*died=*/true);
       }
     }
@@ -347,7 +364,9 @@ class Helper {
   bool send_to_worker(const Job& job) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!worker_.running() && !worker_.start(base_)) return false;
-      if (worker_.send(job, app_gone_)) return true;
+      const bool waited_for = store_.key_wanted(job.key);
+      build_for_a_waiter(waited_for);
+      if (worker_.send(job, app_gone_, waited_for)) return true;
       worker_.stop();
     }
     return false;

@@ -22,6 +22,7 @@ struct ReplayOptions {
   int socket_fd = -1;             // helper: where its app sends jobs (core/capture_helper.hpp)
   std::int64_t for_pid = 0;       // helper: the app it works for
   bool at_exit = false;           // helper's job: started after its app exited
+  bool waited_for = false;        // helper's job: built at the app's priority, another process waited for it
   bool lock_held_by_parent = false;  // helper's worker: the helper holds the key's build lock
   std::optional<std::string> record;  // helper's worker: the recorded inputs, sent by the app (else the store's)
   std::string scratch;  // the PoCL scratch folder its parent made for it (tools/lib/replay_scratch.hpp)
