@@ -3,7 +3,8 @@
 // record's checks), on one warm client per backend, the backends interleaved round by round so
 // that the machine's load hits them alike. bench/remote_latency.sh starts the servers and runs it.
 //
-//   [JITCACHE_REMOTE_CA_FILE=cert.pem] remote_hit_bench DIR ROUNDS URL...   (URL: redis://..., http(s)://...)
+//   [JITCACHE_REMOTE_CA_FILE=cert.pem] remote_hit_bench DIR ROUNDS URL...
+//   (URL: redis://..., http(s)://..., file:///dir)
 // Prints one JSON object: {"<backend> <size>": [µs per round...], ...}.
 #include <chrono>
 #include <cstdio>
@@ -47,8 +48,11 @@ int main(int argc, char** argv) {
     config.connect_timeout = std::chrono::seconds(5);
     config.command_timeout = std::chrono::seconds(5);
     if (const char* ca = std::getenv("JITCACHE_REMOTE_CA_FILE")) config.ca_file = ca;  // the script's certificate
-    remotes.push_back({endpoint->kind == RemoteEndpoint::Kind::http ? (endpoint->tls ? "https" : "http") : "redis",
-                       linked_tiers().open_remote(config)});
+    const char* name = endpoint->kind == RemoteEndpoint::Kind::file   ? "file"
+                       : endpoint->kind == RemoteEndpoint::Kind::redis ? "redis"
+                       : endpoint->tls                                 ? "https"
+                                                                       : "http";
+    remotes.push_back({name, linked_tiers().open_remote(config)});
   }
   const nlohmann::json sidecar = {{"schema", 1}, {"api", "opencl"}, {"kernel_names", {"k"}}};
   std::map<std::string, std::vector<double>> times;

@@ -2,7 +2,9 @@
 # Remote-hit latency vs local-disk hit vs cold compile, on the OpenCL example under real PoCL, and
 # per backend at 4 / 64 KiB (bench/remote_hit_bench.cpp). Starts its own redis-server and nginx
 # (WebDAV, plain HTTP and HTTPS with a self-signed certificate) on free loopback ports, config and
-# files in a temp dir. Writes docs/benchmarks-remote.md.
+# files in a temp dir; the file:// remote is a directory there (SHARED_DIR=/nfs/dir to measure a
+# real shared file system). Writes docs/benchmarks-remote.md up to the part bench/remote_fanout.sh
+# keeps (kept as it was).
 #
 #   bench/remote_latency.sh [REPETITIONS]     (default 5; build with scripts/build.sh first)
 set -euo pipefail
@@ -15,48 +17,19 @@ micro=$build/bench/remote_hit_bench
 out=docs/benchmarks-remote.md
 [ -x "$app" ] && [ -f "$lib" ] && [ -x "$micro" ] || { echo "build first: scripts/build.sh --all" >&2; exit 1; }
 
-work=$(mktemp -d)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save "" --appendonly no \
-  --logfile "$work/redis.log" &
-redis_pid=$!
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-http_port=$(free_port)
-https_port=$(free_port)
-mkdir -p "$work/www/cache"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$work/key.pem" \
-  -out "$work/cert.pem" -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 2>/dev/null
-user_line=""
-[ "$(id -u)" = 0 ] && user_line="user root;"
-cat >"$work/nginx.conf" <<NGINX
-daemon off; master_process off; worker_processes 1; $user_line
-pid $work/nginx.pid; error_log $work/nginx-error.log;
-events { worker_connections 64; }
-http {
-  access_log off; client_max_body_size 0; client_body_temp_path $work/body; proxy_temp_path $work/proxy;
-  fastcgi_temp_path $work/fastcgi; uwsgi_temp_path $work/uwsgi; scgi_temp_path $work/scgi;
-  server {
-    listen 127.0.0.1:$http_port; listen 127.0.0.1:$https_port ssl;
-    ssl_certificate $work/cert.pem; ssl_certificate_key $work/key.pem;
-    location /cache/ { root $work/www; dav_methods PUT; create_full_put_path on; dav_access user:rw; }
-  }
-}
-NGINX
-nginx -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" &
-nginx_pid=$!
-trap 'kill $redis_pid $nginx_pid 2>/dev/null; wait $redis_pid $nginx_pid 2>/dev/null; rm -rf "$work"' EXIT
-until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.05; done
-until curl -s -o /dev/null "http://127.0.0.1:$http_port/cache/"; do sleep 0.05; done
-http_url=http://127.0.0.1:$http_port/cache
-https_url=https://127.0.0.1:$https_port/cache
+work=$(mktemp -d -p "${BENCH_TMP:-$PWD/$build}")  # not below /tmp: the shared dir's parents are checked
+shared=${SHARED_DIR:-$work/shared}
+mkdir -p "$shared"
+source bench/remote_servers.sh
 
 # run CASE CACHE_DIR [REMOTE]: one app run; its traces and stderr go under $work/results/CASE-n.
 run() {
   local case=$1 dir=$2 remote=${3:-} n=$4
   local result=$work/results/$case-$n
   mkdir -p "$result"
+  case $remote in file://*) mkdir -p "${remote#file://}" ;; esac
   env LD_PRELOAD="$lib" JITCACHE_DIR="$dir" JITCACHE_TRACE=1 JITCACHE_TRACE_DIR="$result/traces" \
-    JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_CA_FILE="$work/cert.pem" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
+    JITCACHE_REMOTE="$remote" JITCACHE_REMOTE_CA_FILE="$ca_file" POCL_KERNEL_CACHE=0 POCL_CACHE_DIR="$work/pocl-$case-$n" \
     "$app" >"$result/out" 2>"$result/err"
   grep -q "all results correct" "$result/out" || { echo "wrong results in $case" >&2; exit 1; }
 }
@@ -65,15 +38,19 @@ for n in $(seq "$reps"); do
   redis-cli -p "$port" flushall >/dev/null
   run cold "$work/a$n" "" "$n"                                # nothing cached anywhere
   run disk "$work/a$n" "" "$n"                                # same machine, second run
-  run publish "$work/b$n" "redis://127.0.0.1:$port" "$n"      # machine B compiles, publishes
-  run remote "$work/c$n" "redis://127.0.0.1:$port" "$n"       # machine C: remote hits
+  run publish "$work/b$n" "$redis_url" "$n"      # machine B compiles, publishes
+  run remote "$work/c$n" "$redis_url" "$n"       # machine C: remote hits
   run publish-http "$work/d$n" "$http_url/run$n" "$n"          # machine D compiles, publishes over HTTP
   run remote-http "$work/e$n" "$http_url/run$n" "$n"           # machine E: HTTP remote hits
+  run publish-file "$work/f$n" "file://$shared/run$n" "$n"     # machine F compiles, publishes to the directory
+  run remote-file "$work/g$n" "file://$shared/run$n" "$n"      # machine G: file:// remote hits
 done
 
 # Per backend at 4 / 64 KiB: 200 rounds, the backends interleaved within each round.
 mkdir -p "$work/micro"
-JITCACHE_REMOTE_CA_FILE="$work/cert.pem" "$micro" "$work/micro" 200 "redis://127.0.0.1:$port" "$http_url/micro" "$https_url/micro" >"$work/results/micro.json"
+mkdir -p "$shared/micro"
+JITCACHE_REMOTE_CA_FILE="$ca_file" "$micro" "$work/micro" 200 "$redis_url" "$http_url/micro" \
+  "$https_url/micro" "file://$shared/micro" >"$work/results/micro.json"
 
 python3 - "$work/results" "$reps" "$out" <<'PY'
 import glob, json, os, platform, re, statistics, subprocess, sys, datetime
@@ -112,17 +89,18 @@ def tiers(case):
 
 rows = [("cold compile (no cache)", "cold"), ("local disk hit", "disk"),
         ("remote hit (Redis on loopback)", "remote"), ("cold + publish to remote", "publish"),
-        ("remote hit (HTTP, nginx on loopback)", "remote-http"), ("cold + publish to HTTP", "publish-http")]
+        ("remote hit (HTTP, nginx on loopback)", "remote-http"), ("cold + publish to HTTP", "publish-http"),
+        ("remote hit (file://, a local directory)", "remote-file"), ("cold + publish to file://", "publish-file")]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
 lines = [
     "## Remote tier: remote hit vs disk hit vs cold compile",
     "",
     f"`bench/remote_latency.sh {reps}` on {datetime.date.today()}, {cpu}, {os.cpu_count()} cores "
     f"(load average {open('/proc/loadavg').read().split()[0]} at the end: other jobs share the machine), "
-    f"PoCL CPU device, redis-server and nginx (WebDAV) on 127.0.0.1. Medians of {reps} runs of `opencl_example` (two programs). "
+    f"PoCL CPU device, redis-server and nginx (WebDAV) on 127.0.0.1, the file:// remote a directory on the same local disk (not NFS). Medians of {reps} runs of `opencl_example` (two programs). "
     "`clBuildProgram` is the time the app waited for the call (including the driver loading a "
     "cached binary); `lookup` is jitcache's store read incl. the remote GET and verification; "
-    "`remote` is the time spent talking to Redis (lease included); the first program's remote "
+    "`remote` is the time spent in the remote's calls (lease included); the first program's remote "
     "call includes connecting. Per program: vector_math / integer_ops.",
     "",
     "| case | verdict/tier | clBuildProgram ms | lookup µs | remote µs |",
@@ -148,17 +126,23 @@ lines += ["### Per backend at 4 / 64 KiB", "",
           f"`bench/remote_hit_bench` in the same run: one warm client per backend (connection kept), "
           f"{len(next(iter(micro.values())))} rounds with the backends interleaved in each, the store-level read a lookup "
           "does: the disk store's load (sidecar + binary + checksum) against the remote's GET of the framed "
-          "record and its checks (checksum, key; no HMAC key set). µs; the ratio is the median against the disk "
+          "record (file://: the entry file's read, off the caller's thread) and its checks (checksum, key; no HMAC key set). µs; the ratio is the median against the disk "
           "hit's of the same size, measured in this run.", "",
           "| backend | size | p50 µs | p90 µs | p50 / disk p50 |", "|---|---|---|---|---|"]
 for size in ("4 KiB", "64 KiB"):
     disk = pct(micro[f"disk {size}"], 0.5)
-    for backend in ("disk", "redis", "http", "https"):
+    for backend in ("disk", "redis", "http", "https", "file"):
         values = micro.get(f"{backend} {size}")
         if not values: continue
         p50 = pct(values, 0.5)
         lines.append(f"| {backend} | {size} | {p50:.0f} | {pct(values, 0.9):.0f} | {p50 / disk:.1f} × |")
 lines.append("")
+# The part bench/remote_fanout.sh writes stays as it was.
+marker = "<!-- bench/remote_fanout.sh -->"
+kept = open(out).read() if os.path.exists(out) else ""
+if marker in kept:
+    lines.append(kept[kept.index(marker):].rstrip("\n"))
+    lines.append("")
 open(out, "w").write("\n".join(lines))
 print("\n".join(lines))
 PY

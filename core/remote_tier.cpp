@@ -27,6 +27,7 @@ const WaitNotice kLeaseWait{WaitKind::remote_lease, "another node building the s
                             "JITCACHE_REMOTE_LEASE_WAIT"};
 
 std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
+std::atomic<bool> g_write_skip_noted{false};  // a remote that takes no writes (read-only): one note
 
 std::string raw(const Settings& settings, const char* key) {
   auto it = settings.raw.find(key);
@@ -135,7 +136,11 @@ void RemoteTier::note(const RemoteResult& result, const char* during) {
   }
   count(name);
   std::string message = std::string("remote ") + during + ": " + to_string(result.status) + ": " + result.reason;
-  if (result.status == RemoteStatus::skipped || g_warned[static_cast<int>(result.status)].exchange(true)) {
+  if (result.status == RemoteStatus::skipped) {
+    const bool first_write = std::string_view(during) == "write" && !g_write_skip_noted.exchange(true);
+    if (first_write) log_info(message + " (noted once; not a failure)");
+    else log_debug(message);
+  } else if (g_warned[static_cast<int>(result.status)].exchange(true)) {
     log_debug(message);
   } else {
     log_warning(message + (result.failed() ? " (remote skipped for the back-off period)" : ""));

@@ -25,6 +25,13 @@ const char* to_string(RemoteStatus status) {
   return "?";
 }
 
+RemoteResult remote_result(RemoteStatus status, std::string reason) {
+  RemoteResult r;
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
 std::string new_lease_token() {
   std::random_device random;
   std::uniform_int_distribution<std::uint64_t> bits;

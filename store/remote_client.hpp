@@ -1,6 +1,6 @@
 // What the engine's remote tier (core/remote_tier.hpp) asks of a remote, whatever it is: Redis
-// (store/remote_store.hpp), HTTP (store/http_remote.hpp), several in order (store/remote_chain.hpp).
-// A new kind of remote (a shared directory) is one more implementation. Every call is bounded,
+// (store/remote_store.hpp), HTTP (store/http_remote.hpp), a shared directory (store/file_remote.hpp);
+// core/remote_tier.hpp asks several in order. Every call is bounded,
 // never throws, and answers with RemoteStatus's meanings: only `ok` from load() is a usable record
 // (framing, key and HMAC checked).
 #pragma once
@@ -20,7 +20,8 @@ class RemoteClient {
   virtual ~RemoteClient() = default;
   virtual RemoteResult load(const Digest128& key) = 0;
   virtual RemoteResult save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) = 0;
-  // Cluster-wide single-flight. A remote without leases (HTTP) answers acquire: ok, exists: miss.
+  // Cluster-wide single-flight. A remote without leases (HTTP, a read-only directory) answers
+  // acquire: ok, exists: miss.
   virtual RemoteResult acquire_lease(const Digest128& key, const std::string& token) = 0;
   virtual RemoteResult lease_exists(const Digest128& key) = 0;
   virtual RemoteResult release_lease(const Digest128& key, const std::string& token) = 0;

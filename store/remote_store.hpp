@@ -119,6 +119,9 @@ std::string remote_namespace(const RemoteConfig& config);
 // and sidecar, or corrupt / bad_hmac with the reason. Every remote's load() ends here.
 RemoteResult checked_record(const Digest128& key, std::string_view value, std::string_view hmac_key);
 
+// A result with its status and reason (the clients' shorthand).
+RemoteResult remote_result(RemoteStatus status, std::string reason = {});
+
 // A random token naming one lease holder.
 std::string new_lease_token();
 

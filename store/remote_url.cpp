@@ -130,6 +130,38 @@ std::optional<RemoteEndpoint> parse_http(std::string_view rest, bool tls, std::s
   return endpoint;
 }
 
+// file:///abs/dir (ccache's form; also file:/abs/dir): an absolute, percent-decoded directory with
+// no "." or ".." step (the path is the remote's identity: two spellings must not be two caches).
+std::optional<RemoteEndpoint> parse_file(std::string_view rest, std::string* error) {
+  if (rest.starts_with("//")) {
+    rest.remove_prefix(2);
+    if (!rest.starts_with("/")) {
+      *error = "a file URL names no host: file:///absolute/dir";
+      return std::nullopt;
+    }
+  }
+  std::optional<std::string> path = percent_decode(rest);
+  if (!path || path->empty() || path->front() != '/' || path->find('\0') != std::string::npos) {
+    *error = "a file remote needs an absolute directory: file:///absolute/dir";
+    return std::nullopt;
+  }
+  while (path->size() > 1 && path->back() == '/') path->pop_back();
+  for (std::size_t start = 1; start <= path->size();) {
+    std::size_t end = std::min(path->find('/', start), path->size());
+    std::string_view step = std::string_view(*path).substr(start, end - start);
+    if (step == "." || step == ".." || (step.empty() && end < path->size())) {
+      *error = "a file remote's directory is written without '.', '..' or '//' steps";
+      return std::nullopt;
+    }
+    start = end + 1;
+  }
+  RemoteEndpoint endpoint;
+  endpoint.kind = RemoteEndpoint::Kind::file;
+  endpoint.path = std::move(*path);
+  endpoint.port = 0;
+  return endpoint;
+}
+
 std::optional<RemoteEndpoint> parse_unix(std::string_view rest, std::string* error) {
   RemoteEndpoint endpoint;
   endpoint.unix_socket = true;
@@ -180,6 +212,7 @@ std::string RemoteEndpoint::base_url() const {
 std::string RemoteEndpoint::redacted() const {
   std::string credentials;
   if (!user.empty() || !password.empty()) credentials = user + (password.empty() ? "" : ":***") + "@";
+  if (kind == Kind::file) return "file://" + path;
   if (kind == Kind::http) {
     std::string url = base_url();
     return url.insert(url.find("://") + 3, credentials);
@@ -197,8 +230,9 @@ std::optional<RemoteEndpoint> parse_remote_url(std::string_view url, std::string
   if (url.starts_with("redis+unix:")) return parse_unix(url.substr(11), error);
   if (url.starts_with("http://")) return parse_http(url.substr(7), false, error);
   if (url.starts_with("https://")) return parse_http(url.substr(8), true, error);
+  if (url.starts_with("file:")) return parse_file(url.substr(5), error);
   std::size_t scheme = url.find("://");
-  *error = scheme == std::string_view::npos ? "not a URL (expected redis://host:port or http(s)://host/path)"
+  *error = scheme == std::string_view::npos ? "not a URL (expected redis://host:port, http(s)://host/path or file:///dir)"
                                             : "unsupported scheme '" + std::string(url.substr(0, scheme)) + "'";
   return std::nullopt;
 }

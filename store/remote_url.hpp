@@ -2,6 +2,7 @@
 //   redis://[[user]:password@]host[:port][/db]        TCP (port 6379 by default)
 //   redis+unix://[[user]:password@]/path/to.sock[?db=N]  Unix socket (also redis+unix:/path)
 //   http[s]://[user:password@]host[:port][/path]     GET/PUT of records below /path (store/http_remote.hpp)
+//   file:///absolute/dir                             a shared (network) directory (store/file_remote.hpp)
 // user and password are percent-decoded; an IPv6 host is written in brackets. Several remotes,
 // asked in order: URLs separated by '|' or white space (parse_remote_urls).
 #pragma once
@@ -14,11 +15,11 @@
 namespace jitcache {
 
 struct RemoteEndpoint {
-  enum class Kind { redis, http };
+  enum class Kind { redis, http, file };
   Kind kind = Kind::redis;
   bool unix_socket = false;
   bool tls = false;         // https
-  std::string path;         // HTTP only: the base path, without its trailing '/' ("" for the root)
+  std::string path;         // HTTP: the base path, without its trailing '/' ("" for the root); file: the directory
   std::string host;         // TCP only
   int port = 6379;          // TCP only (HTTP: 80, HTTPS: 443 by default)
   std::string socket_path;  // Unix socket only

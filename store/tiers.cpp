@@ -1,5 +1,6 @@
 #include "store/tiers.hpp"
 
+#include "store/file_remote.hpp"
 #include "store/http_remote.hpp"
 #include "store/pack_set.hpp"
 #include "store/remote_programs.hpp"
@@ -40,8 +41,9 @@ std::unique_ptr<PackTier> open_packs(std::string_view spec, std::string_view key
 }
 
 std::unique_ptr<RemoteClient> open_remote(RemoteConfig config) {
-#ifndef _WIN32  // no libcurl there: the Redis client's stub refuses every remote alike
+#ifndef _WIN32  // no libcurl, no POSIX there: the Redis client's stub refuses every remote alike
   if (config.endpoint.kind == RemoteEndpoint::Kind::http) return std::make_unique<HttpRemote>(std::move(config));
+  if (config.endpoint.kind == RemoteEndpoint::Kind::file) return std::make_unique<FileRemote>(std::move(config));
 #endif
   return std::make_unique<RemoteStoreClient>(std::move(config));
 }

@@ -38,7 +38,7 @@ class PackTier {
 };
 
 // Bump whenever anything crossing the boundary changes (these classes, the types they pass).
-inline constexpr int kTierAbi = 2;
+inline constexpr int kTierAbi = 3;
 // A cheap check that both sides see the same layouts (a plugin from another build is refused).
 inline constexpr std::size_t kTierLayout = sizeof(PackLookup) * 1000003 + sizeof(RemoteResult) * 1009 +
                                            sizeof(RemoteConfig) * 31 + sizeof(nlohmann::json);
@@ -49,7 +49,7 @@ struct TierFactory {
   // JITCACHE_PACKS (`spec`) with the keys of JITCACHE_PACK_KEYS; warnings name every pack left out.
   std::unique_ptr<PackTier> (*open_packs)(std::string_view spec, std::string_view key_files,
                                           std::vector<std::string>* warnings) = nullptr;
-  // The client of one remote, Redis or HTTP by its URL's scheme (the engine asks several in order).
+  // The client of one remote, Redis, HTTP or a shared directory by its URL's scheme (the engine asks several in order).
   std::unique_ptr<RemoteClient> (*open_remote)(RemoteConfig config) = nullptr;
 };
 

@@ -1,7 +1,7 @@
-// Every remote backend (Redis, HTTP, HTTPS) through the engine's interface (store/remote_client.hpp)
-// against a real server (redis-server; nginx with WebDAV PUT, started by the test): the same
-// cases for each, so a new backend (a shared directory) is one more parameter. Tampering is done
-// on the server's own storage (a Redis SET, a file nginx serves).
+// Every remote backend (Redis, HTTP, HTTPS, a shared directory) through the engine's interface
+// (store/remote_client.hpp) against a real server (redis-server; nginx with WebDAV PUT, started by
+// the test; a directory): the same cases for each. Tampering is done on the server's own storage
+// (a Redis SET, a file nginx serves, a file in the directory).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,9 +9,12 @@
 
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
+#include "store/file_remote.hpp"
 #include "store/http_remote.hpp"
 #include "store/remote_record.hpp"
+#include "store/signed_entry.hpp"
 #include "store/tiers.hpp"
+#include "test_support.hpp"
 
 namespace jitcache::testing {
 namespace {
@@ -28,7 +31,13 @@ class Backend {
   virtual std::string url() const = 0;
   virtual std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) = 0;
   virtual void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) = 0;
+  // A record as this backend frames it, valid but for the signature (another key, or none).
+  virtual std::string forge(const Digest128& key, const std::string& binary, const std::string& hmac_key) const {
+    return encode_record(key, binary, nlohmann::json::object(), hmac_key);
+  }
   virtual void kill() = 0;
+  // Why this backend cannot be made to hang, or "" when pause() does.
+  virtual std::string cannot_hang() const { return {}; }
   virtual void pause() = 0;
   virtual void resume() = 0;
   virtual void configure(RemoteConfig&) const {}
@@ -74,10 +83,41 @@ class NginxBackend final : public Backend {
   NginxServer server_;
 };
 
+// A directory standing for the shared file system; "killed": removed under the client.
+class DirectoryBackend final : public Backend {
+ public:
+  DirectoryBackend() { fs::create_directories(root_); }
+  std::string url() const override { return "file://" + root_.string(); }
+  std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
+    fs::path file = root_ / FileRemote(config).record_path(key);
+    if (!fs::exists(file)) return std::nullopt;
+    return read_text(file);
+  }
+  void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
+    fs::path file = root_ / FileRemote(config).record_path(key);
+    fs::create_directories(file.parent_path());
+    write_text(file, bytes);
+  }
+  std::string forge(const Digest128& key, const std::string& binary, const std::string& hmac_key) const override {
+    return encode_shared_entry(key, binary, nlohmann::json::object(), hmac_key);
+  }
+  void kill() override { fs::remove_all(root_); }
+  // A hung mount blocks in the kernel: that needs an NFS or FUSE server. tests/unit's
+  // store_off_thread_call_test bounds a call blocked in a real read instead.
+  std::string cannot_hang() const override { return "no hung mount without an NFS or FUSE server"; }
+  void pause() override {}
+  void resume() override {}
+
+ private:
+  TempDir tmp_;
+  fs::path root_ = tmp_ / "shared";
+};
+
 class RemoteBackends : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     if (GetParam() == "redis") backend = std::make_unique<RedisBackend>();
+    else if (GetParam() == "file") backend = std::make_unique<DirectoryBackend>();
     else backend = std::make_unique<NginxBackend>(GetParam() == "https");
   }
 
@@ -130,11 +170,11 @@ TEST_P(RemoteBackends, WithAnHmacKeyForgedAndUnsignedRecordsAreRefused) {
   ASSERT_EQ(remote->save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(remote->load(kKey).status, RemoteStatus::ok);
   // Someone without the key: a valid record with a correct checksum, signed with their own key.
-  backend->replace(config("cluster-secret"), kKey, encode_record(kKey, "forged", nlohmann::json::object(), "attacker"));
+  backend->replace(config("cluster-secret"), kKey, backend->forge(kKey, "forged", "attacker"));
   RemoteResult forged = remote->load(kKey);
   EXPECT_EQ(forged.status, RemoteStatus::bad_hmac) << forged.reason;
   EXPECT_TRUE(forged.binary.empty());
-  backend->replace(config("cluster-secret"), kKey, encode_record(kKey, "unsigned", nlohmann::json::object(), ""));
+  backend->replace(config("cluster-secret"), kKey, backend->forge(kKey, "unsigned", ""));
   EXPECT_EQ(remote->load(kKey).status, RemoteStatus::bad_hmac);
   // Signed and unsigned nodes live apart: the unsigned node does not see the signed record.
   EXPECT_EQ(client(config())->load(kKey).status, RemoteStatus::miss);
@@ -150,6 +190,7 @@ TEST_P(RemoteBackends, ARecordOverTheReplyCapIsRefusedNotRead) {
 }
 
 TEST_P(RemoteBackends, AHungServerTimesOutOnceThenIsSkipped) {
+  if (std::string why = backend->cannot_hang(); !why.empty()) GTEST_SKIP() << why;
   RemoteConfig quick = config();
   quick.command_timeout = std::chrono::milliseconds(300);
   std::unique_ptr<RemoteClient> remote = client(quick);
@@ -174,7 +215,7 @@ TEST_P(RemoteBackends, AServerKilledMidRunIsOneErrorThenSkipped) {
   EXPECT_EQ(remote->load(kKey).status, RemoteStatus::skipped);
 }
 
-INSTANTIATE_TEST_SUITE_P(Servers, RemoteBackends, ::testing::Values("redis", "http", "https"),
+INSTANTIATE_TEST_SUITE_P(Servers, RemoteBackends, ::testing::Values("redis", "http", "https", "file"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

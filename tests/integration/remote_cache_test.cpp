@@ -1,6 +1,8 @@
-// Two or more "machines" (separate cache dirs) sharing one real redis-server through the remote
-// tier, running the OpenCL example under LD_PRELOAD on real PoCL. PoCL's own cache is off.
+// Two or more "machines" (separate cache dirs) sharing one real redis-server (or nginx, or a
+// directory) through the remote tier, running the OpenCL example under LD_PRELOAD on real PoCL.
+// PoCL's own cache is off.
 #include <fcntl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
 #include "store/remote_record.hpp"
+#include "store/signed_entry.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -73,6 +76,15 @@ class RemoteCache : public ::testing::Test {
   TwoMachines expect_b_gets_what_a_compiled(const std::string& remote, const std::string& plain,
                                             const std::function<std::size_t()>& published,
                                             const std::map<std::string, std::string>& extra = {});
+
+  void expect_each_key_compiled_once(const std::string& remote);
+
+  // A directory standing for the team's shared file system (file:// remote).
+  fs::path shared_dir() {
+    fs::path shared = tmp / "shared";
+    fs::create_directories(shared);
+    return shared;
+  }
 
   // The entries' records "<prefix>:<32 hex>": not leases, input records or program summaries.
   static std::vector<std::string> records(RedisServer& server, const std::string& prefix = "jitcache") {
@@ -319,15 +331,16 @@ TEST_F(RemoteCache, TamperedRecordsAreRejectedWithHmacAndRebuilt) {
   for (const auto& trace : c.traces) EXPECT_EQ(trace["tier"], "remote");
 }
 
-TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
-  RedisServer server;
+// Eight cold processes, four on each of two machines, on one remote: each key is compiled once in
+// all (the remote's lease across machines, the build lock within one).
+void RemoteCache::expect_each_key_compiled_once(const std::string& remote) {
   std::string plain = plain_output();
   std::vector<MachineRun> results(8);
   std::vector<std::thread> processes;
   for (int i = 0; i < 8; ++i) {
     // Each process gets its own PoCL scratch dir from run() (PoCL 3.1 collides in a shared one).
     processes.emplace_back([&, i] {
-      results[i] = run_on(i % 2 ? "a" : "b", server.url(),
+      results[i] = run_on(i % 2 ? "a" : "b", remote,
                           {// On a loaded machine 8 PoCL builds can take long: wait for the builder.
                            {"JITCACHE_REMOTE_LEASE_WAIT", "10m"},
                            {"JITCACHE_REMOTE_LEASE_TTL", "10m"}});
@@ -353,6 +366,11 @@ TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
     // fetches the record and keeps the lock until it is on disk, where the others read it.
     EXPECT_EQ(remote_hits_per_key[key], 1) << key << ": fetched more than once";
   }
+}
+
+TEST_F(RemoteCache, EightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
+  RedisServer server;
+  expect_each_key_compiled_once(server.url());
 }
 
 TEST_F(RemoteCache, OverHttpsMachineBGetsRemoteHitsForWhatMachineACompiled) {
@@ -432,6 +450,94 @@ TEST_F(RemoteCache, SeveralRemotesAreAskedInOrderAndALaterHitFillsTheEarlierOne)
   expect_correct(d, plain);
   EXPECT_EQ(records(redis, "other").size(), 2u);
   EXPECT_EQ(http_records(http).size(), 4u);
+}
+
+// ---- file:// (a shared directory; docs/remote.md, "Shared directories") -----------------------
+
+// The entry files of a shared directory, "<ns>/<2 hex>/<2 hex>/<key>.entry".
+std::vector<fs::path> shared_entries(const fs::path& shared) {
+  std::vector<fs::path> entries;
+  if (!fs::exists(shared)) return entries;
+  for (const auto& item : fs::recursive_directory_iterator(shared)) {
+    if (item.path().extension() == ".entry") entries.push_back(item.path());
+  }
+  return entries;
+}
+
+TEST_F(RemoteCache, OnASharedDirectoryMachineBGetsRemoteHitsForWhatMachineACompiled) {
+  const fs::path shared = shared_dir();
+  const std::string remote = "file://" + shared.string();
+  std::string plain = plain_output();
+  TwoMachines runs = expect_b_gets_what_a_compiled(remote, plain, [&] { return shared_entries(shared).size(); });
+  for (const auto& trace : runs.a.traces) EXPECT_EQ(trace["remote"]["lease"], "acquired");
+  EXPECT_EQ(count_warnings(runs.b.result.err), 0) << runs.b.result.err;
+  EXPECT_EQ(entry_files(cache("b")).size(), 2u);  // remote hits land on B's disk
+  // Nothing is left behind: no lease, no tmp file.
+  for (const auto& item : fs::recursive_directory_iterator(shared)) {
+    EXPECT_EQ(item.path().string().find(".tmp-"), std::string::npos) << item.path();
+    EXPECT_NE(item.path().extension(), ".lease") << item.path();
+  }
+}
+
+TEST_F(RemoteCache, OnASharedDirectoryEightColdProcessesOnTwoMachinesCompileEachKeyOnce) {
+  expect_each_key_compiled_once("file://" + shared_dir().string());
+}
+
+TEST_F(RemoteCache, OnASharedDirectoryTamperedEntriesAreRejectedWithHmacAndRebuilt) {
+  const fs::path shared = shared_dir();
+  const std::string remote = "file://" + shared.string();
+  std::string plain = plain_output();
+  const std::map<std::string, std::string> signing = {{"JITCACHE_REMOTE_HMAC_KEY", "team-secret"}};
+  expect_correct(run_on("a", remote, signing), plain);
+  std::vector<fs::path> entries = shared_entries(shared);
+  ASSERT_EQ(entries.size(), 2u);
+  // Someone without the key re-frames each entry with a binary of their own and valid checksums.
+  for (const fs::path& entry : entries) {
+    Digest128 key = *Digest128::from_hex(entry.stem().string());
+    write_text(entry, encode_shared_entry(key, "not the real binary", nlohmann::json::object(), "their-key"));
+  }
+  MachineRun b = run_on("b", remote, signing);
+  expect_correct(b, plain);
+  EXPECT_EQ(b.verdicts["miss"], 2);
+  for (const auto& trace : b.traces) EXPECT_EQ(trace["remote"]["status"], "bad_hmac");
+  EXPECT_EQ(counter(stats("b"), "remote_hmac_rejects"), 2);
+}
+
+// A directory this user can only read (here: a read-only mount; root could write anything else):
+// hits are served, misses build locally, and the skipped writes are one note, not a warning each.
+TEST_F(RemoteCache, AReadOnlySharedDirectoryServesHitsAndSkipsWritesWithOneNote) {
+  if (::geteuid() != 0) GTEST_SKIP() << "a read-only mount needs root";
+  const fs::path shared = shared_dir();
+  if (::mount("tmpfs", shared.c_str(), "tmpfs", 0, "size=64m,mode=0755") != 0) {
+    GTEST_SKIP() << "cannot mount a tmpfs (needs CAP_SYS_ADMIN)";
+  }
+  struct Unmount {
+    fs::path where;
+    ~Unmount() { ::umount2(where.c_str(), MNT_DETACH); }
+  } unmount{shared};
+  const std::string remote = "file://" + shared.string();
+  std::string plain = plain_output();
+  expect_correct(run_on("producer", remote), plain);
+  ASSERT_EQ(shared_entries(shared).size(), 2u);
+  ASSERT_EQ(::mount(nullptr, shared.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0);
+
+  const std::map<std::string, std::string> verbose = {{"JITCACHE_LOG", "info"}};
+  MachineRun reader = run_on("reader", remote, verbose);
+  expect_correct(reader, plain);
+  EXPECT_EQ(reader.verdicts["hit"], 2) << reader.result.err;
+
+  // Another team's prefix: nothing there, and nothing can be written.
+  std::map<std::string, std::string> other = verbose;
+  other["JITCACHE_REMOTE_PREFIX"] = "other-team";
+  MachineRun cold = run_on("cold", remote, other);
+  expect_correct(cold, plain);
+  EXPECT_EQ(cold.verdicts["miss"], 2);
+  EXPECT_EQ(count_warnings(cold.result.err), 0) << cold.result.err;
+  std::size_t notes = 0;
+  for (std::size_t at = 0; (at = cold.result.err.find("read-only for this user", at)) != std::string::npos; ++at) ++notes;
+  EXPECT_EQ(notes, 1u) << cold.result.err;
+  EXPECT_EQ(counter(stats("cold"), "remote_stores"), 0);
+  EXPECT_EQ(entry_files(cache("cold")).size(), 2u);  // the local store is unaffected
 }
 
 }  // namespace

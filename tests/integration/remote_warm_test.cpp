@@ -24,6 +24,7 @@ class RemoteWarm : public ::testing::Test {
   TempDir tmp;
   RedisServer server;
   fs::path kernels = tmp / "kernels";
+  std::string remote = server.url();  // the file:// case below points it at a directory
   int runs = 0;
 
   void SetUp() override {
@@ -36,7 +37,7 @@ class RemoteWarm : public ::testing::Test {
 
   Env env(const std::string& machine, const Env& extra) const {
     Env env = {{"JITCACHE_DIR", cache(machine).string()},
-               {"JITCACHE_REMOTE", server.url()},
+               {"JITCACHE_REMOTE", remote},
                // Generous bounds for a loaded 2-core machine; a back-off longer than any run.
                {"JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "5000"},
                {"JITCACHE_REMOTE_TIMEOUT_MS", "5000"},
@@ -139,6 +140,33 @@ TEST_F(RemoteWarm, AnEmptyMachineWarmsFromTheInputsAnotherPublished) {
   report = warm("b", machine_b());  // from the local store now; the remote's are the same programs
   EXPECT_EQ(report["already_warm"], 2) << report.dump(2);
   EXPECT_EQ(report["built"], 0);
+}
+
+// The same from a shared directory (file://): the summaries are found by listing its program/ folder.
+TEST_F(RemoteWarm, AnEmptyMachineWarmsFromADirectoryAnotherPublishedTo) {
+  const fs::path shared = tmp / "shared";
+  fs::create_directories(shared);
+  remote = "file://" + shared.string();
+  RunResult plain = run_plain({OPENCL_EXAMPLE, "--kernels", kernels.string()});
+  CachedRun a = run_app("a");
+  expect_correct(a, plain.out);
+  ASSERT_EQ(a.verdicts["miss"], 2);
+  EXPECT_EQ(counter("a", "remote_inputs_sent"), 2);
+  auto files_in = [&](const char* folder) {
+    const fs::path where = shared / "jitcache" / folder;
+    return fs::exists(where) ? std::distance(fs::directory_iterator(where), fs::directory_iterator()) : 0;
+  };
+  EXPECT_EQ(files_in("inputs"), 2);
+  EXPECT_EQ(files_in("program"), 2);
+
+  nlohmann::json report = warm("b", machine_b());
+  EXPECT_EQ(report["programs"], 2) << report.dump(2);
+  EXPECT_EQ(report["built"], 2) << report.dump(2);
+  for (const auto& row : report["results"]) EXPECT_EQ(row["source"], "remote") << row.dump();
+  CachedRun b = run_app("b", machine_b());
+  expect_correct(b, plain.out);
+  EXPECT_EQ(b.verdicts["hit"], 2) << b.result.err;
+  for (const auto& trace : b.traces) EXPECT_EQ(trace["tier"], "disk") << trace.dump();
 }
 
 TEST_F(RemoteWarm, FiltersSelectRemotePrograms) {

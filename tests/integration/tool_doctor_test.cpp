@@ -2,6 +2,8 @@
 // shows for each device is the one a build there is keyed with (the trace of a real build under
 // jitcache run, on PoCL through the ICD loader, and on the Level Zero test driver), and its remote
 // check tells whether this node and the records on the server are signed alike.
+#include <sys/stat.h>
+
 #include <gtest/gtest.h>
 
 #include "redis_server.hpp"
@@ -117,6 +119,35 @@ TEST_F(ToolDoctor, ShowsTheCompilerIdentityALevelZeroBuildIsKeyedWith) {
   // Equal only if the OpenCL stack the doctor also asked left nothing in this identity.
   EXPECT_EQ(identity["digest"], traced["component"]["digest"]) << identity.dump(1);
   EXPECT_NE(identity["value"].dump().find(fs::path(LEVEL_ZERO_TEST_DRIVER).filename().string()), std::string::npos);
+}
+
+// A file:// remote: who the directory trusts, its setgid bit, free space; a world-writable one
+// without a key fails, naming the setting that would make it safe.
+TEST_F(ToolDoctor, ASharedDirectoryRemoteIsCheckedForTrustAndSpace) {
+  const fs::path shared = tmp / "shared";
+  fs::create_directories(shared);
+  const std::map<std::string, std::string> env = {{"JITCACHE_REMOTE", "file://" + shared.string()}};
+  ASSERT_EQ(::chmod(shared.c_str(), 0775), 0);
+  json report = doctor(env);
+  ASSERT_EQ(checks_named(report, "remote").size(), 1u) << report.dump(1);
+  EXPECT_EQ(checks_named(report, "remote")[0]["status"], "ok") << report.dump(1);
+  std::vector<json> directory = checks_named(report, "remote directory");
+  ASSERT_EQ(directory.size(), 1u) << report.dump(1);
+  EXPECT_EQ(directory[0]["status"], "warn");
+  EXPECT_NE(directory[0]["fix"].get<std::string>().find("chmod g+s"), std::string::npos) << directory[0].dump();
+  EXPECT_EQ(checks_named(report, "remote space").size(), 1u) << report.dump(1);
+
+  ASSERT_EQ(::chmod(shared.c_str(), 02775), 0);
+  directory = checks_named(doctor(env), "remote directory");
+  ASSERT_EQ(directory.size(), 1u);
+  EXPECT_EQ(directory[0]["status"], "ok") << directory[0].dump();
+
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  report = doctor(env, 1);
+  ASSERT_EQ(checks_named(report, "remote").size(), 1u) << report.dump(1);
+  EXPECT_EQ(checks_named(report, "remote")[0]["status"], "fail");
+  EXPECT_NE(checks_named(report, "remote")[0]["detail"].get<std::string>().find("remote_hmac_key"), std::string::npos)
+      << report.dump(1);
 }
 
 // ---- HMAC on both ends -----------------------------------------------------------------------

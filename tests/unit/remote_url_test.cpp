@@ -139,6 +139,23 @@ TEST(RemoteUrl, SeveralRemotesAreAskedInTheOrderGiven) {
   EXPECT_FALSE(parse_remote_urls(" | ", &error));
 }
 
+TEST(RemoteUrl, AFileRemoteIsAnAbsoluteDirectoryWrittenOneWay) {
+  RemoteEndpoint shared = parsed("file:///shared/jit%20cache/");
+  EXPECT_EQ(shared.kind, RemoteEndpoint::Kind::file);
+  EXPECT_EQ(shared.path, "/shared/jit cache");
+  EXPECT_EQ(shared.redacted(), "file:///shared/jit cache");
+  EXPECT_EQ(parsed("file:/nfs/cache").path, "/nfs/cache");  // ccache's short form
+  EXPECT_NE(refusal("file://server/dir").find("no host"), std::string::npos);
+  for (const char* bad : {"file://relative", "file:relative", "file:///a/../b", "file:///a/./b", "file:///a//b", "file:"}) {
+    EXPECT_FALSE(refusal(bad).empty()) << bad;
+  }
+  std::string error;
+  std::optional<std::vector<RemoteEndpoint>> both = parse_remote_urls("file:///a|https://b/c", &error);
+  ASSERT_TRUE(both) << error;
+  EXPECT_EQ((*both)[0].kind, RemoteEndpoint::Kind::file);
+  EXPECT_EQ((*both)[1].kind, RemoteEndpoint::Kind::http);
+}
+
 TEST(RemoteUrl, TheConfigHidesEveryPasswordOfAListAndTheBearerToken) {
   const std::string shown = redacted_setting("remote", "redis://:first-secret@a|https://u:second-secret@b/c");
   EXPECT_EQ(shown, "redis://:***@a|https://u:***@b/c");

@@ -22,6 +22,7 @@
 #include "hashing/key.hpp"
 #include "store/remote_store.hpp"
 #include "store/remote_survey.hpp"
+#include "store/root_check.hpp"
 #include "store/tiers.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
@@ -31,6 +32,7 @@
 #include "tools/lib/version.hpp"
 #ifndef _WIN32
 #include "core/library_check.hpp"
+#include "store/file_remote.hpp"
 #include "tools/lib/visible_drivers.hpp"
 #endif
 
@@ -340,6 +342,43 @@ void check_signing(RemoteStore& store, Findings* out) {
   }
 }
 
+#ifndef _WIN32
+// A file:// remote's directory: who it trusts, whether this user can write it, free space.
+void check_shared_directory(const RemoteConfig& config, bool read_only, const std::string& check, Findings* out) {
+  FileRemote remote(config);
+  SharedDirFacts facts;
+  if (remote.survey(&facts).status != RemoteStatus::ok) return;  // the probe said why
+  const std::string where = config.endpoint.path;
+  const std::string mode = "mode " + octal_mode(facts.mode) + ", uid " + std::to_string(facts.owner) + ", gid " +
+                           std::to_string(facts.group);
+  if (!facts.group_shared) {
+    out->push_back({check + " directory", "ok", where + " (" + mode + "): trusts its owner and root only", ""});
+  } else if (!(facts.mode & 02000)) {
+    out->push_back({check + " directory", "warn", where + " (" + mode + ") is group-writable but not setgid",
+                    "chmod g+s " + where + ": new folders then keep the group for every tool, not just jitcache"});
+  } else {
+    out->push_back({check + " directory", "ok",
+                    where + " (" + mode + "): trusts its owner, root and the members of gid " +
+                        std::to_string(facts.group),
+                    ""});
+  }
+  if (facts.mode & 01000) {
+    out->push_back({check + " directory", "warn", where + " has the sticky bit",
+                    "stale leases and tmp files of other users cannot be removed: chmod -t " + where});
+  }
+  if (!facts.writable && !read_only) {
+    out->push_back({check + " writes", "warn", "this user cannot write " + where + ": hits are served, nothing is stored",
+                    "JITCACHE_REMOTE_READ_ONLY=1 says so, or add this user to the directory's group"});
+  }
+  constexpr std::uint64_t kLowSpace = 1ull << 30;
+  out->push_back({check + " space", facts.free_bytes < kLowSpace ? "warn" : "ok",
+                  format_size(facts.free_bytes) + " free on " + where,
+                  facts.free_bytes < kLowSpace ? "jitcache does not evict a shared directory: clean it with a cron job "
+                                                 "(docs/remote.md, Shared directories)"
+                                               : ""});
+}
+#endif
+
 // One configured remote: does it answer (a lookup of a key nobody has), and, for Redis, do the
 // nodes sharing it sign alike. `check`: "remote", or "remote 2" and on for the later ones.
 void check_one_remote(const RemoteConfig& config, bool read_only, const std::string& check, Findings* out) {
@@ -353,14 +392,22 @@ void check_one_remote(const RemoteConfig& config, bool read_only, const std::str
     out->push_back({check, "ok", where + " answers in " + std::to_string(ms.count()) + " ms" +
                                       (read_only ? " (read-only)" : ""), ""});
   } else {
-    const bool http = config.endpoint.kind == RemoteEndpoint::Kind::http;
+    const RemoteEndpoint::Kind kind = config.endpoint.kind;
     out->push_back({check, "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
-                    http ? "check the server, the credentials (URL or JITCACHE_REMOTE_BEARER_TOKEN), "
-                           "JITCACHE_REMOTE_CA_FILE and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"
-                         : "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
+                    kind == RemoteEndpoint::Kind::http
+                        ? "check the server, the credentials (URL or JITCACHE_REMOTE_BEARER_TOKEN), "
+                          "JITCACHE_REMOTE_CA_FILE and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"
+                    : kind == RemoteEndpoint::Kind::file
+                        ? "check that the directory exists, its owner, group and mode, and the mount "
+                          "(docs/remote.md, Shared directories)"
+                        : "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
   }
   if (!answers) return;
-  if (config.endpoint.kind == RemoteEndpoint::Kind::redis) {
+  if (config.endpoint.kind == RemoteEndpoint::Kind::file) {
+#ifndef _WIN32
+    check_shared_directory(config, read_only, check, out);
+#endif
+  } else if (config.endpoint.kind == RemoteEndpoint::Kind::redis) {
     RemoteStore store(config);
     check_signing(store, out);
   } else if (config.hmac_key.empty()) {  // an HTTP server cannot be listed: what this node does is all we know

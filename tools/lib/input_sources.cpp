@@ -4,6 +4,7 @@
 
 #include "core/remote_tier.hpp"
 #include "hashing/bounded_json.hpp"
+#include "store/file_remote.hpp"
 #include "store/http_remote.hpp"
 #include "store/pack_set.hpp"
 #include "store/remote_programs.hpp"
@@ -119,21 +120,30 @@ class PackSource : public InputSource {
   std::unique_ptr<PackSet> packs_;
 };
 
-// One remote's listing and input records: Redis (SCAN) or HTTP (a JSON folder listing).
+// One remote's listing and input records: Redis (SCAN), HTTP (a JSON folder listing) or a
+// shared directory (its program/ folder).
 class RemoteReader {
  public:
   explicit RemoteReader(RemoteConfig config) {
     if (config.endpoint.kind == RemoteEndpoint::Kind::http) http_ = std::make_unique<HttpRemote>(std::move(config));
+    else if (config.endpoint.kind == RemoteEndpoint::Kind::file) file_ = std::make_unique<FileRemote>(std::move(config));
     else redis_ = std::make_unique<RemoteStore>(std::move(config));
   }
   RemoteResult list(RemoteListing* listing) {
-    return redis_ ? list_programs(*redis_, kMaxScanCalls, listing) : http_->list_programs(listing);
+    if (http_) return http_->list_programs(listing);
+    if (file_) return file_->list_programs(listing);
+    return list_programs(*redis_, kMaxScanCalls, listing);
   }
-  RemoteResult fetch(const Digest128& digest) { return redis_ ? fetch_inputs(*redis_, digest) : http_->fetch_inputs(digest); }
+  RemoteResult fetch(const Digest128& digest) {
+    if (http_) return http_->fetch_inputs(digest);
+    if (file_) return file_->fetch_inputs(digest);
+    return fetch_inputs(*redis_, digest);
+  }
 
  private:
   std::unique_ptr<RemoteStore> redis_;
   std::unique_ptr<HttpRemote> http_;
+  std::unique_ptr<FileRemote> file_;
 };
 
 class RemoteSource : public InputSource {

@@ -1,0 +1,249 @@
+#include "store/file_remote.hpp"
+
+#include <charconv>
+#include <mutex>
+
+#include "store/file_ops.hpp"
+#include "store/off_thread_call.hpp"
+#include "store/remote_gate.hpp"
+#include "store/signed_entry.hpp"
+
+namespace jitcache {
+namespace {
+
+constexpr std::uint64_t kMaxLeaseBytes = 256;
+constexpr std::size_t kMaxListedPrograms = 1u << 20;
+
+std::int64_t now_ms() { return fileops::now_ns() / 1000000; }
+
+struct Lease {
+  std::string token;
+  std::int64_t expires_ms = 0;
+};
+
+// "<token> <expiry ms>"; nullopt for anything else (a lease being written, or garbage).
+std::optional<Lease> parse_lease(std::string_view text) {
+  const std::size_t space = text.find(' ');
+  if (space == std::string_view::npos || space == 0) return std::nullopt;
+  Lease lease{std::string(text.substr(0, space)), 0};
+  std::string_view expiry = text.substr(space + 1);
+  auto [end, error] = std::from_chars(expiry.data(), expiry.data() + expiry.size(), lease.expires_ms);
+  if (error != std::errc() || end != expiry.data() + expiry.size()) return std::nullopt;
+  return lease;
+}
+
+// The directory, shared with the worker thread (a hung call may outlive the client).
+struct DirHolder {
+  std::mutex mutex;
+  std::string path;
+  bool signed_records = false;
+  std::unique_ptr<SharedDir> dir;
+
+  // The open directory, opened at first use and again after a call that failed there (it may
+  // have been removed, unmounted or replaced since: a restored mount works again).
+  RemoteResult get(SharedDir** out) {
+    if (!dir) {
+      auto fresh = std::make_unique<SharedDir>();
+      RemoteResult opened = fresh->open(path, signed_records);
+      if (opened.status == RemoteStatus::miss) {
+        return remote_result(RemoteStatus::error,
+                             opened.reason + " (create it for the team: docs/remote.md, Shared directories)");
+      }
+      if (opened.status != RemoteStatus::ok) return opened;
+      dir = std::move(fresh);
+    }
+    *out = dir.get();
+    return remote_result(RemoteStatus::ok);
+  }
+};
+
+}  // namespace
+
+struct FileRemote::State {
+  RemoteGate gate;
+  OffThreadCall worker;
+  std::shared_ptr<DirHolder> holder = std::make_shared<DirHolder>();
+};
+
+FileRemote::FileRemote(RemoteConfig config) : config_(std::move(config)), state_(std::make_unique<State>()) {
+  namespace_path_ = remote_namespace(config_);
+  for (char& c : namespace_path_) c = c == ':' ? '/' : c;
+  state_->holder->path = config_.endpoint.path;
+  state_->holder->signed_records = !config_.hmac_key.empty();
+}
+
+FileRemote::~FileRemote() = default;
+
+std::string FileRemote::describe() const { return config_.endpoint.redacted(); }
+
+std::string FileRemote::record_path(const Digest128& key) const {
+  const std::string hex = key.hex();
+  return namespace_path_ + "/" + hex.substr(0, 2) + "/" + hex.substr(2, 2) + "/" + hex + ".entry";
+}
+std::string FileRemote::lease_path(const Digest128& key) const {
+  return namespace_path_ + "/leases/" + key.hex() + ".lease";
+}
+std::string FileRemote::inputs_path(const Digest128& digest) const {
+  return namespace_path_ + "/inputs/" + digest.hex();
+}
+std::string FileRemote::program_path(const Digest128& key) const { return namespace_path_ + "/program/" + key.hex(); }
+
+RemoteResult FileRemote::run(std::function<RemoteResult(SharedDir&)> work) {
+  std::shared_ptr<DirHolder> holder = state_->holder;
+  return state_->gate.run(config_, [&](const RemoteGate::Call& call) {
+    return state_->worker.run(call.deadline, [holder, work = std::move(work)] {
+      std::lock_guard lock(holder->mutex);
+      SharedDir* dir = nullptr;
+      if (RemoteResult opened = holder->get(&dir); opened.status != RemoteStatus::ok) return opened;
+      RemoteResult done = work(*dir);
+      // A miss in a directory removed under us is the directory's loss, not the key's.
+      if (done.status == RemoteStatus::miss && dir->gone()) {
+        done = remote_result(RemoteStatus::error, holder->path + " was removed or replaced (unmounted?)");
+      }
+      if (done.failed()) holder->dir.reset();  // opened afresh after the back-off
+      return done;
+    });
+  });
+}
+
+RemoteResult FileRemote::load(const Digest128& key) {
+  return run(
+      [key, path = record_path(key), hmac_key = config_.hmac_key, cap = config_.max_reply_bytes](SharedDir& dir) {
+        std::string bytes;
+        RemoteResult read = dir.read(path, cap, &bytes);
+        if (read.status != RemoteStatus::ok) return read;
+        return check_shared_entry(key, std::move(bytes), hmac_key);
+      });
+}
+
+RemoteResult FileRemote::save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) {
+  return run(
+      [path = record_path(key), bytes = encode_shared_entry(key, binary, sidecar, config_.hmac_key)](SharedDir& dir) {
+        RemoteResult wrote = dir.write(path, bytes);
+        if (wrote.status == RemoteStatus::ok)
+          dir.sweep_tmp(std::filesystem::path(path).parent_path().string(), kStaleTmpAge);
+        return wrote;
+      });
+}
+
+RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& token) {
+  const std::string text = token + " " + std::to_string(now_ms() + config_.lease_ttl.count());
+  return run([path = lease_path(key), text, ttl = config_.lease_ttl](SharedDir& dir) {
+    RemoteResult created = dir.create_exclusive(path, text);
+    // A directory this user cannot write has no leases (as HTTP): build, and write nothing.
+    if (created.status == RemoteStatus::skipped && dir.writes_refused()) return remote_result(RemoteStatus::ok);
+    if (created.status != RemoteStatus::miss) return created;
+    std::string held;
+    std::int64_t written_s = 0;
+    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
+    if (read.status == RemoteStatus::miss) return dir.create_exclusive(path, text);  // released meanwhile
+    std::optional<Lease> lease = read.status == RemoteStatus::ok ? parse_lease(held) : std::nullopt;
+    const bool being_written = read.status == RemoteStatus::ok && !lease && written_s * 1000 + ttl.count() > now_ms();
+    if ((lease && lease->expires_ms > now_ms()) || being_written) return remote_result(RemoteStatus::miss);
+    // Expired, garbage or planted: taken over (at worst two hosts build at once; both are right).
+    (void)dir.remove(path);
+    return dir.create_exclusive(path, text);
+  });
+}
+
+RemoteResult FileRemote::lease_exists(const Digest128& key) {
+  return run([path = lease_path(key)](SharedDir& dir) {
+    std::string held;
+    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held);
+    if (read.status != RemoteStatus::ok)
+      return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
+    std::optional<Lease> lease = parse_lease(held);
+    return !lease || lease->expires_ms > now_ms() ? remote_result(RemoteStatus::ok) : remote_result(RemoteStatus::miss);
+  });
+}
+
+RemoteResult FileRemote::release_lease(const Digest128& key, const std::string& token) {
+  return run([path = lease_path(key), token](SharedDir& dir) {
+    if (dir.writes_refused()) return remote_result(RemoteStatus::ok);  // never taken (acquire_lease)
+    std::string held;
+    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held);
+    if (read.status != RemoteStatus::ok)
+      return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
+    std::optional<Lease> lease = parse_lease(held);
+    if (!lease || lease->token != token) return remote_result(RemoteStatus::miss);  // expired and re-taken
+    return dir.remove(path);
+  });
+}
+
+RemoteResult FileRemote::publish_inputs(const Digest128& digest, std::string_view record, bool* sent) {
+  *sent = false;
+  if (record.size() > kMaxRemoteInputsBytes) {
+    return remote_result(RemoteStatus::skipped,
+                         "input record of " + std::to_string(record.size()) + " bytes is over the cap");
+  }
+  auto wrote = std::make_shared<bool>(false);
+  RemoteResult published = run([path = inputs_path(digest),
+                                value = encode_inputs_blob(digest, record, config_.hmac_key), wrote](SharedDir& dir) {
+    std::uint64_t size = 0;
+    if (dir.size_of(path, &size).status == RemoteStatus::ok && size == value.size())
+      return remote_result(RemoteStatus::ok);
+    RemoteResult stored = dir.write(path, value);
+    *wrote = stored.status == RemoteStatus::ok;
+    return stored;
+  });
+  *sent = published.status == RemoteStatus::ok && *wrote;
+  return published;
+}
+
+RemoteResult FileRemote::publish_program(const Digest128& key, const nlohmann::json& summary) {
+  std::string value;
+  if (RemoteResult framed = encode_program_blob(key, summary, config_.hmac_key, &value);
+      framed.status != RemoteStatus::ok) {
+    return framed;
+  }
+  return run([path = program_path(key), value = std::move(value)](SharedDir& dir) { return dir.write(path, value); });
+}
+
+RemoteResult FileRemote::read_file(const std::string& path, std::uint64_t cap, std::string* bytes) {
+  auto read = std::make_shared<std::string>();  // filled by the worker, taken only once it is done
+  RemoteResult got = run([path, cap, read](SharedDir& dir) { return dir.read(path, cap, read.get()); });
+  if (got.status == RemoteStatus::ok) *bytes = std::move(*read);
+  return got;
+}
+
+// One call for the listing, one per summary: each within its own deadline, as over HTTP.
+RemoteResult FileRemote::list_programs(RemoteListing* listing) {
+  const std::string folder = namespace_path_ + "/program";
+  auto names = std::make_shared<std::vector<std::string>>();
+  RemoteResult listed = run([folder, names](SharedDir& dir) { return dir.list(folder, kMaxListedPrograms, names.get()); });
+  if (listed.status != RemoteStatus::ok) return listed;
+  for (const std::string& name : *names) {
+    std::optional<Digest128> key = name.size() == 32 ? Digest128::from_hex(name) : std::nullopt;
+    if (!key) continue;  // a tmp file of a write in progress, or not ours
+    std::string value;
+    RemoteResult read = read_file(folder + "/" + name, kMaxProgramSummaryBytes + kBlobOverhead, &value);
+    if (read.status == RemoteStatus::miss) continue;  // gone since the listing
+    if (read.status == RemoteStatus::corrupt) {
+      listing->refused.push_back({folder + "/" + name, read.reason});
+      continue;
+    }
+    if (read.status != RemoteStatus::ok) return read;
+    add_program_summary(folder + "/" + name, *key, value, config_.hmac_key, listing);
+  }
+  listing->complete = names->size() < kMaxListedPrograms;
+  return remote_result(RemoteStatus::ok);
+}
+
+RemoteResult FileRemote::fetch_inputs(const Digest128& digest) {
+  std::string value;
+  RemoteResult read = read_file(inputs_path(digest), kMaxRemoteInputsBytes + kBlobOverhead, &value);
+  if (read.status != RemoteStatus::ok) return read;
+  return check_inputs_blob(digest, value, config_.hmac_key);
+}
+
+RemoteResult FileRemote::survey(SharedDirFacts* facts) {
+  auto seen = std::make_shared<SharedDirFacts>();
+  RemoteResult surveyed = run([seen](SharedDir& dir) {
+    *seen = dir.facts();
+    return remote_result(RemoteStatus::ok);
+  });
+  if (surveyed.status == RemoteStatus::ok) *facts = *seen;  // else the worker may still be in it
+  return surveyed;
+}
+
+}  // namespace jitcache

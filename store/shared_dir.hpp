@@ -1,0 +1,100 @@
+// A directory many users and hosts write (file:// remotes, store/file_remote.hpp), reached as the
+// local store reaches its root: through a held fd, one folder at a time (openat, O_NOFOLLOW,
+// O_NONBLOCK), every folder and file checked before it is believed. POSIX only.
+//
+// Who is trusted (docs/remote.md, "Shared directories"): pointing JITCACHE_REMOTE at a directory
+// trusts whoever can write it: its owner, root, this user, and, when it is group-writable, the
+// members of its group. A file or folder is believed only when one of them owns it and nobody else
+// can write it (no write bit for others; a group write bit only for the directory's own group). A
+// directory anyone may write is refused, unless records are signed (remote_hmac_key): then the tag,
+// not the owner, says who wrote a record, and only kinds, links and sizes are checked.
+// Writes are a uniquely named tmp file renamed into place (atomic on a local file system and on
+// an NFS server); nothing here takes a POSIX lock.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "store/remote_store.hpp"
+
+namespace jitcache {
+
+struct SharedDirFacts {
+  std::uint64_t owner = 0;
+  std::uint64_t group = 0;
+  std::uint32_t mode = 0;
+  bool group_shared = false;  // group-writable: its members are trusted writers
+  bool world_writable = false;
+  bool writable = false;  // this user may create files there (access(W_OK))
+  std::uint64_t free_bytes = 0;
+};
+
+class SharedDir {
+ public:
+  SharedDir() = default;
+  ~SharedDir();
+  SharedDir(const SharedDir&) = delete;
+  SharedDir& operator=(const SharedDir&) = delete;
+
+  // Opens `path` (absolute) and decides who is trusted there. ok; miss when it does not exist;
+  // rejected (with the reason) when it or a folder above it is open to untrusted writers.
+  RemoteResult open(const std::string& path, bool signed_records);
+  bool is_open() const { return fd_ >= 0; }
+  const SharedDirFacts& facts() const { return facts_; }
+  // The directory was removed (or replaced) since it was opened.
+  bool gone() const;
+
+  // A whole file below the directory ("a/b/name"): ok with its bytes; miss when it or a folder on
+  // the way is absent; corrupt when one of them fails the trust rule (a planted link, FIFO, hard
+  // link, another user's file); error past `max_bytes` or on an I/O error.
+  // `mtime_s`: when it was last written.
+  RemoteResult read(const std::string& relative, std::uint64_t max_bytes, std::string* bytes,
+                    std::int64_t* mtime_s = nullptr) const;
+  // The size of a trusted file (ok), or miss.
+  RemoteResult size_of(const std::string& relative, std::uint64_t* size) const;
+  // tmp file + rename, creating the folders on the way (as shared as the directory). skipped
+  // with writes_refused() set when this user cannot write there (a read-only share).
+  RemoteResult write(const std::string& relative, std::string_view bytes) const;
+  // Creates the file only if no file has its name (O_EXCL): ok, or miss when one has.
+  RemoteResult create_exclusive(const std::string& relative, std::string_view bytes) const;
+  RemoteResult remove(const std::string& relative) const;
+  // The names in a folder (at most `max`); ok with none when the folder is absent.
+  RemoteResult list(const std::string& folder, std::size_t max, std::vector<std::string>* names) const;
+  // Removes tmp files a crashed writer left in `folder` (older than `age`, by the file's mtime).
+  void sweep_tmp(const std::string& folder, std::chrono::seconds age) const;
+  bool writes_refused() const { return writes_refused_; }
+
+  // What a tmp file's name holds between a final name and its random part.
+  static constexpr std::string_view kTmpMarker = ".tmp-";
+
+ private:
+  // Opens the folder `relative` ("" is the directory itself) step by step, each checked;
+  // `create`: missing folders are made. The fd is the caller's to close.
+  RemoteResult open_folder(const std::string& relative, bool create, int* fd) const;
+  // The folder holding `relative` (its fd, the caller's to close) and the file's own name.
+  RemoteResult open_parent(const std::string& relative, bool create, int* fd, std::string* name) const;
+  // A trusted file below the directory, open for reading (its fd, the caller's to close).
+  RemoteResult open_file(const std::string& relative, int* fd, std::uint64_t* size, std::int64_t* mtime_s) const;
+  RemoteResult check_folder(int fd, const std::string& name) const;
+  RemoteResult check_file(int fd, const std::string& name, std::uint64_t* size, std::int64_t* mtime_s = nullptr) const;
+  bool trusted_writer(std::uint64_t uid) const;
+  RemoteResult write_refused(int error, const std::string& what) const;
+
+  int fd_ = -1;
+  std::string path_;
+  bool signed_ = false;
+  SharedDirFacts facts_;
+  std::uint64_t identity_ = 0;
+  mutable bool writes_refused_ = false;
+  mutable std::mutex members_mutex_;
+  mutable std::map<std::uint64_t, bool> members_;  // uid -> in the directory's group
+};
+
+}  // namespace jitcache

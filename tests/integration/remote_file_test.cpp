@@ -1,0 +1,206 @@
+// What only the file:// remote has (store/file_remote.hpp, store/shared_dir.hpp), on a real
+// directory: entries other users planted (links, FIFOs, foreign owners), a group-shared directory,
+// a world-writable one, tmp files of crashed writers, and leases between hosts. Root is needed to
+// give files to other users; those cases are skipped without it.
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "store/file_ops.hpp"
+#include "store/file_remote.hpp"
+#include "store/signed_entry.hpp"
+#include "test_support.hpp"
+
+namespace jitcache::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+const Digest128 kKey{0x1111, 2};
+const Digest128 kNeighbour{0x1111, 3};  // the same shard folder as kKey
+
+class SharedDirectory : public ::testing::Test {
+ protected:
+  TempDir tmp;
+  fs::path shared = tmp / "shared";
+
+  void SetUp() override { fs::create_directories(shared); }
+
+  RemoteConfig config(const std::string& hmac_key = {}) const {
+    RemoteConfig config;
+    config.endpoint.kind = RemoteEndpoint::Kind::file;
+    config.endpoint.path = shared.string();
+    config.hmac_key = hmac_key;
+    config.command_timeout = std::chrono::milliseconds(5000);  // generous: the CI machine is busy
+    config.backoff = std::chrono::hours(1);
+    return config;
+  }
+  fs::path entry_of(const Digest128& key) const { return shared / FileRemote(config()).record_path(key); }
+  // A valid entry for `key` placed where the client looks, as another writer would.
+  fs::path plant(const Digest128& key, const std::string& binary) {
+    const fs::path file = entry_of(key);
+    fs::create_directories(file.parent_path());
+    write_text(file, encode_shared_entry(key, binary, nlohmann::json::object(), ""));
+    return file;
+  }
+  static bool is_root() { return ::geteuid() == 0; }
+};
+
+uid_t uid_of(const char* name) {
+  const passwd* user = ::getpwnam(name);
+  return user ? user->pw_uid : static_cast<uid_t>(-1);
+}
+
+TEST_F(SharedDirectory, EntriesPlantedByOthersAreNeverServed) {
+  FileRemote remote(config());
+  ASSERT_EQ(remote.save(kNeighbour, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
+  ASSERT_EQ(remote.load(kNeighbour).status, RemoteStatus::ok);
+  const fs::path target = entry_of(kKey);
+
+  // A symbolic link to a valid entry of the key (kept elsewhere, e.g. in a folder the planter owns).
+  const fs::path elsewhere = tmp / "elsewhere.entry";
+  write_text(elsewhere, encode_shared_entry(kKey, "planted", nlohmann::json::object(), ""));
+  fs::create_symlink(elsewhere, target);
+  RemoteResult linked = remote.load(kKey);
+  EXPECT_EQ(linked.status, RemoteStatus::corrupt) << linked.reason;
+  EXPECT_TRUE(linked.binary.empty());
+  fs::remove(target);
+
+  // A FIFO: refused at once, never waited on.
+  ASSERT_EQ(::mkfifo(target.c_str(), 0644), 0);
+  EXPECT_EQ(remote.load(kKey).status, RemoteStatus::corrupt);
+  fs::remove(target);
+
+  // A hard link: a second name for a file that may be someone else's.
+  fs::create_hard_link(elsewhere, target);
+  RemoteResult hard = remote.load(kKey);
+  EXPECT_EQ(hard.status, RemoteStatus::corrupt) << hard.reason;
+  EXPECT_NE(hard.reason.find("links"), std::string::npos) << hard.reason;
+  fs::remove(target);
+
+  // A file others may write.
+  plant(kKey, "planted");
+  fs::permissions(target, fs::perms::group_write | fs::perms::others_write, fs::perm_options::add);
+  EXPECT_EQ(remote.load(kKey).status, RemoteStatus::corrupt);
+  fs::remove(target);
+
+  // A shard folder replaced by a link to a folder the planter controls.
+  const fs::path shard = target.parent_path();
+  fs::rename(shard, tmp / "moved-shard");
+  fs::create_directory_symlink(tmp / "moved-shard", shard);
+  EXPECT_EQ(remote.load(kNeighbour).status, RemoteStatus::corrupt);
+}
+
+TEST_F(SharedDirectory, AFileOfAUserWhoCannotWriteTheDirectoryIsRefused) {
+  if (!is_root()) GTEST_SKIP() << "giving a file to another user needs root";
+  const uid_t daemon_uid = uid_of("daemon");
+  if (daemon_uid == static_cast<uid_t>(-1)) GTEST_SKIP() << "no 'daemon' user";
+  const fs::path planted = plant(kKey, "planted");
+  ASSERT_EQ(::chown(planted.c_str(), daemon_uid, static_cast<gid_t>(-1)), 0);
+  RemoteResult loaded = FileRemote(config()).load(kKey);
+  EXPECT_EQ(loaded.status, RemoteStatus::corrupt) << loaded.reason;
+  EXPECT_NE(loaded.reason.find("uid " + std::to_string(daemon_uid)), std::string::npos) << loaded.reason;
+}
+
+// A team directory: setgid, group-writable (2775). Its group's members are trusted writers; a
+// user outside the group is not, even where a member's file sits next to theirs.
+TEST_F(SharedDirectory, AGroupDirectoryTrustsItsMembersAndNobodyElse) {
+  if (!is_root()) GTEST_SKIP() << "giving files to other users needs root";
+  const passwd* member = ::getpwnam("nobody");  // (a static buffer: copied before the next lookup)
+  if (!member) GTEST_SKIP() << "needs the 'nobody' user";
+  const gid_t team = member->pw_gid;  // nobody's own group: nobody is a member, daemon is not
+  const uid_t member_uid = member->pw_uid;
+  const uid_t outsider = uid_of("daemon");
+  if (outsider == static_cast<uid_t>(-1)) GTEST_SKIP() << "needs the 'daemon' user";
+  ASSERT_EQ(::chown(shared.c_str(), static_cast<uid_t>(-1), team), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 02775), 0);
+
+  FileRemote remote(config());
+  ASSERT_EQ(remote.save(kNeighbour, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
+  // The folders this user created are the team's: its group, group-writable, setgid.
+  struct stat shard {};
+  ASSERT_EQ(::stat(entry_of(kNeighbour).parent_path().c_str(), &shard), 0);
+  EXPECT_EQ(shard.st_gid, team);
+  EXPECT_EQ(shard.st_mode & 07777, 02775u);
+
+  const fs::path planted = plant(kKey, "a member's build");
+  ASSERT_EQ(::chown(planted.c_str(), member_uid, team), 0);
+  RemoteResult from_member = remote.load(kKey);
+  ASSERT_EQ(from_member.status, RemoteStatus::ok) << from_member.reason;
+  EXPECT_EQ(from_member.binary, "a member's build");
+
+  ASSERT_EQ(::chown(planted.c_str(), outsider, team), 0);
+  RemoteResult from_outsider = remote.load(kKey);
+  EXPECT_EQ(from_outsider.status, RemoteStatus::corrupt) << from_outsider.reason;
+  EXPECT_TRUE(from_outsider.binary.empty());
+}
+
+TEST_F(SharedDirectory, AWorldWritableDirectoryNeedsSignedRecords) {
+  ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
+  RemoteResult refused = FileRemote(config()).load(kKey);
+  EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
+  EXPECT_NE(refused.reason.find("remote_hmac_key"), std::string::npos) << refused.reason;
+
+  FileRemote signing(config("team-secret"));
+  ASSERT_EQ(signing.save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
+  RemoteResult hit = signing.load(kKey);
+  ASSERT_EQ(hit.status, RemoteStatus::ok) << hit.reason;
+  EXPECT_EQ(hit.binary, "signed");
+  EXPECT_FALSE(hit.sidecar.contains(kEntryTagMember));
+}
+
+TEST_F(SharedDirectory, ACrashedWritersTmpFileIsNeverServedAndSweptOnceStale) {
+  FileRemote remote(config());
+  ASSERT_EQ(remote.save(kKey, "first", nlohmann::json::object()).status, RemoteStatus::ok);
+  // A writer died after writing half of kNeighbour's entry into its tmp file.
+  const std::string whole = encode_shared_entry(kNeighbour, std::string(4096, 'n'), nlohmann::json::object(), "");
+  const fs::path stale = entry_of(kNeighbour).string() + ".tmp-00000000000000aa";
+  const fs::path fresh = entry_of(kNeighbour).string() + ".tmp-00000000000000bb";  // a writer still at work
+  write_text(stale, whole.substr(0, whole.size() / 2));
+  write_text(fresh, whole.substr(0, whole.size() / 3));
+  const std::int64_t two_hours_ago = fileops::now_ns() - std::int64_t{7200} * 1000000000;
+  ASSERT_FALSE(fileops::set_mtime(stale, two_hours_ago));
+  EXPECT_EQ(remote.load(kNeighbour).status, RemoteStatus::miss);
+
+  ASSERT_EQ(remote.save(kKey, "second", nlohmann::json::object()).status, RemoteStatus::ok);  // sweeps its folder
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(fresh));
+  EXPECT_EQ(remote.load(kKey).binary, "second");
+}
+
+TEST_F(SharedDirectory, LeasesAreExclusiveBetweenHostsAndExpire) {
+  FileRemote a(config()), b(config());  // two hosts' clients on one directory
+  ASSERT_EQ(a.acquire_lease(kKey, "token-a").status, RemoteStatus::ok);
+  EXPECT_EQ(b.acquire_lease(kKey, "token-b").status, RemoteStatus::miss);
+  EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::ok);
+  EXPECT_EQ(b.release_lease(kKey, "token-b").status, RemoteStatus::miss);  // not b's to release
+  ASSERT_EQ(a.release_lease(kKey, "token-a").status, RemoteStatus::ok);
+  EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::miss);
+  ASSERT_EQ(b.acquire_lease(kKey, "token-b").status, RemoteStatus::ok);
+
+  // A host that crashed holding a lease: once expired, another host takes it over.
+  const fs::path lease = shared / a.lease_path(kKey);
+  write_text(lease, "token-crashed 1000");
+  EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::miss);
+  ASSERT_EQ(a.acquire_lease(kKey, "token-a2").status, RemoteStatus::ok);
+  EXPECT_NE(read_text(lease).find("token-a2"), std::string::npos);
+  // A lease file a host is still writing (empty, fresh) is held; an old unreadable one is not.
+  write_text(lease, "");
+  EXPECT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::miss);
+  ASSERT_FALSE(fileops::set_mtime(lease, fileops::now_ns() - std::int64_t{7200} * 1000000000));
+  EXPECT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::ok);
+}
+
+TEST_F(SharedDirectory, AMissingDirectoryIsAnErrorNamingIt) {
+  fs::remove(shared);
+  RemoteResult missing = FileRemote(config()).load(kKey);
+  EXPECT_EQ(missing.status, RemoteStatus::error) << missing.reason;
+  EXPECT_NE(missing.reason.find(shared.string()), std::string::npos) << missing.reason;
+}
+
+}  // namespace
+}  // namespace jitcache::testing
