@@ -55,6 +55,8 @@ void write_index(const store_detail::StoreLayout& layout, int slot, std::uint64_
   if (layout.dir().rename(temp, index_file(slot))) (void)layout.dir().remove_file(temp);
 }
 
+constexpr std::size_t kVisitEntries = 512;
+
 // Each listed entry as it is on disk now (its last use, its bytes); false when it is gone. Entries
 // come in key order: each folder is opened (and trust-checked) once, from the one above it. One
 // stat per entry by its bare name (a format 1 pair is looked for only when there is no entry file).
@@ -146,13 +148,18 @@ void DiskStore::Impl::visit_summaries(const DiskStore::ShardVisitor& visit, cons
     }
     std::sort(entries->begin(), entries->end(),
               [](const IndexedEntry& a, const IndexedEntry& b) { return a.key < b.key; });
-    listed.clear();
-    for (IndexedEntry& entry : *entries) {
-      EntryFootprint footprint;
-      if (!stat.measure(entry.key, &footprint)) continue;
-      listed.push_back({entry.key, footprint.bytes, footprint.commit_file().mtime_ns, std::move(entry.summary)});
+    // Handed over in pieces: a shard of a million-entry store holds ~3 900 entries, and the first
+    // lines should not wait for all their stats.
+    for (std::size_t first = 0; first < entries->size(); first += kVisitEntries) {
+      listed.clear();
+      for (std::size_t i = first; i < std::min(first + kVisitEntries, entries->size()); ++i) {
+        IndexedEntry& entry = (*entries)[i];
+        EntryFootprint footprint;
+        if (!stat.measure(entry.key, &footprint)) continue;
+        listed.push_back({entry.key, footprint.bytes, footprint.commit_file().mtime_ns, std::move(entry.summary)});
+      }
+      if (!listed.empty()) visit(listed);
     }
-    if (!listed.empty()) visit(listed);
   }
   if (progress) progress("listing", names.size(), names.size());
 }

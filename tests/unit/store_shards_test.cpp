@@ -332,8 +332,9 @@ TEST_F(StoreShards, TheIndexListsWhatAFullReadListsAndIsWrittenPerShard) {
   EXPECT_EQ(keys_of(store->list_summaries()), keys_of(whole)) << "read back from the indexes";
 }
 
-// `ls` prints as the listing goes: one call per level-1 shard holding entries, shards in key
-// order and each shard's entries in key order, whatever order the folders and index lines are in.
+// `ls` prints as the listing goes: one call per level-1 shard holding entries (up to 512 entries
+// each), shards in key order and each shard's entries in key order, whatever order the folders and
+// index lines are in.
 TEST_F(StoreShards, TheListingIsHandedOverShardByShardInKeyOrder) {
   auto store = open_store();
   for (int shard : {0xa0, 0x02, 0x7f}) {
