@@ -56,6 +56,12 @@ class StoreShards : public ::testing::Test {
     EXPECT_TRUE(store) << error;
     return store;
   }
+  // To fill a store before a test opens it with the limits it tests.
+  std::unique_ptr<DiskStore> open_unlimited_store() {
+    StoreLimits unlimited;
+    unlimited.max_size = 0;
+    return open_store(unlimited);
+  }
   void save(DiskStore& store, const Digest128& key, std::int64_t mtime_ns = 0) {
     ASSERT_EQ(store.save(key, binary_of(key.low), {{"api", "opencl"}, {"device", "dev " + std::to_string(key.low)}}).status,
               SaveStatus::stored);
@@ -184,9 +190,7 @@ TEST_F(StoreShards, EveryChangeToAShardBumpsItsGeneration) {
 // never scanned. `evict` (the tool) looks at everything and takes the oldest.
 TEST_F(StoreShards, AnAutomaticPassScansOnlyTheFullestShards) {
   const std::int64_t now = fileops::now_ns();
-  StoreLimits unlimited;
-  unlimited.max_size = 0;
-  auto setup = open_store(unlimited);
+  auto setup = open_unlimited_store();
   for (std::uint64_t n = 0; n < 10; ++n) save(*setup, key_in(0x80, n), now - static_cast<std::int64_t>(n) * kSecond);
   for (int shard = 0; shard < 20; ++shard) save(*setup, key_in(shard, 100), now - 3600 * kSecond);  // the oldest
   const SizeInfo full = setup->size();
@@ -212,9 +216,7 @@ TEST_F(StoreShards, AnAutomaticPassScansOnlyTheFullestShards) {
 // now among them stay).
 TEST_F(StoreShards, ABoundedPassCleansItsShardsToTheirOwnLowWaterNotToEmpty) {
   const std::int64_t now = fileops::now_ns();
-  StoreLimits unlimited;
-  unlimited.max_size = 0;
-  auto setup = open_store(unlimited);
+  auto setup = open_unlimited_store();
   for (std::uint64_t n = 0; n < 20; ++n) save(*setup, key_in(0x90, n), now - static_cast<std::int64_t>(20 - n) * kSecond);
   for (int shard = 0; shard < 6; ++shard) save(*setup, key_in(shard, 50), now - 3600 * kSecond);
   StoreLimits limits;
@@ -235,9 +237,7 @@ TEST_F(StoreShards, ABoundedPassCleansItsShardsToTheirOwnLowWaterNotToEmpty) {
 // fifth of what it scanned, not a fifth of the shard.
 TEST_F(StoreShards, ABoundedPassScansPartOfAShardBiggerThanItsBudget) {
   const std::int64_t now = fileops::now_ns();
-  StoreLimits unlimited;
-  unlimited.max_size = 0;
-  auto setup = open_store(unlimited);
+  auto setup = open_unlimited_store();
   for (std::uint64_t n = 0; n < 200; ++n) save(*setup, key_in(0x42, n), now - static_cast<std::int64_t>(n) * kSecond);
   StoreLimits limits;
   limits.max_size = setup->size().bytes;  // the next save goes over
