@@ -42,7 +42,7 @@ class HitCounts {
 class ListingTable {
  public:
   ListingTable() : table_({"KEY", "SIZE", "HITS", "LAST USED", "BUILD", "KIND", "DEVICE", "KERNELS", "LABEL"}, {1, 2, 4}) {
-    table_.set_min_widths({32, 10, 4, 10, 8, 15, 20, 12});
+    table_.set_min_widths({32, 10, 4, 10, 8, 15, 32, 12});  // DEVICE: its cut-off width
   }
   void add(const EntryInfo& entry, std::int64_t hits) {
     const auto& sidecar = entry.sidecar;
@@ -125,7 +125,7 @@ int list_entries(const LsOptions& options) {
     progress.clear();
     sort_entries(&entries, order, hits);
     for (const EntryInfo& entry : entries) table.add(entry, hits.of(entry));
-    table.print();
+    if (!entries.empty()) table.print();
   }
   progress.clear();
   if (table.entries() == 0) {
