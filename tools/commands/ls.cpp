@@ -1,8 +1,8 @@
 // jitcache ls [--json] [--sort key|used|size|hits]: one line per entry.
 //
-// The default order is the store's own (by key): rows are printed one level-1 shard at a time as
-// the index hands them over, so `ls | head` reads one shard's index, not the store. The other
-// orders need every entry first (`used` one stat per entry: hits touch the entry files, not the
+// The default order is the store's own (by key): rows are printed a level-1 shard (or a piece of
+// one) at a time as the index hands them over, so `ls | head` reads one shard's index, not the
+// store. The other orders need every entry first (`used` one stat per entry: hits touch the entry files, not the
 // index), as `ls -t` does (docs/design-decisions.md, "Listing order").
 #include <algorithm>
 #include <cstdio>
