@@ -36,9 +36,10 @@ struct StoreLimits {
   std::uint64_t min_entry_size = 0;     // binaries smaller than this are not stored
   std::uint64_t max_entry_size = 256ull << 20;
   bool read_only = false;
-  // Entries an automatic eviction or maintenance pass scans at most, in whole level-1 shards
-  // (store/pass_scope.hpp); `jitcache evict` scans everything. Tests lower it.
-  std::uint64_t pass_entries = 4096;
+  // Entries an automatic eviction or maintenance pass scans at most (store/pass_scope.hpp); it
+  // removes up to 20 % of them (1 - low_water), so that one pass stays within ~50 ms even where a
+  // removal costs milliseconds (docs/benchmarks.md Part 5); `jitcache evict` scans everything.
+  std::uint64_t pass_entries = 64;
   // False for processes that serve a store another process made (the capture helper): a root
   // gone since, an unmounted disk say, stays gone rather than reappearing on another file system.
   bool create_root = true;
@@ -190,6 +191,10 @@ class DiskStore {
   // Every committed entry with only its sidecar's summary fields (store/shard_index.hpp), through
   // the per-shard index where it is current: what `ls`, `show` and `pack create` need.
   std::vector<EntryInfo> list_summaries(const StoreProgress& progress = nullptr);
+  // The same, handed over one level-1 shard at a time in key order (each shard's entries in key
+  // order), so that a listing can print its first lines before it has looked at the whole store.
+  using ShardVisitor = std::function<void(std::vector<EntryInfo>& shard_entries)>;
+  void visit_summaries(const ShardVisitor& visit, const StoreProgress& progress = nullptr);
   // One evictor at a time; the whole store (the automatic passes after a save look at a few shards).
   EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress = nullptr);
   std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress = nullptr);

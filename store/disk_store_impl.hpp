@@ -88,7 +88,7 @@ struct DiskStore::Impl {
   SizeInfo size();
   SizeInfo rescan_size();
   std::vector<EntryInfo> list();
-  std::vector<EntryInfo> list_summaries(const StoreProgress& progress);  // store_listing.cpp
+  void visit_summaries(const DiskStore::ShardVisitor& visit, const StoreProgress& progress);  // store_listing.cpp
   EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress);
   std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress);
   EvictionReport clear(const StoreProgress& progress);

@@ -29,12 +29,19 @@ PassScope take(const std::array<ShardRecord, kSlotCount>& records, const std::ve
 
 }  // namespace
 
-PassScope fullest_shards(const std::array<ShardRecord, kSlotCount>& records, std::uint64_t budget) {
+PassScope fullest_shards(const std::array<ShardRecord, kSlotCount>& records, std::uint64_t budget, int first_inner) {
   std::vector<int> order(kShardCount);
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return records[static_cast<std::size_t>(a)].totals.bytes > records[static_cast<std::size_t>(b)].totals.bytes;
   });
+  if (records[static_cast<std::size_t>(order[0])].totals.entries > budget) {
+    PassScope part;
+    part.slots = {order[0]};
+    part.part_entries = std::max<std::uint64_t>(budget, 1);
+    part.first_inner = std::clamp(first_inner, 0, kShardCount - 1);
+    return part;
+  }
   return take(records, order, budget);
 }
 

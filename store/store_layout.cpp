@@ -1,9 +1,11 @@
 #include "store/store_layout.hpp"
+
 #include "store/entry_check.hpp"
 #include "store/entry_file.hpp"
 #include "store/input_records.hpp"
 #include "store/shard_records.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 
@@ -217,7 +219,12 @@ StoreScan scan_store(const StoreLayout& layout, const StoreProgress& progress) {
   return scan;
 }
 
-void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan) {
+namespace {
+
+// The level-2 folders of shard `slot` in name order, from `first_inner` on (wrapping), each scanned
+// while `more` says so.
+template <typename More>
+void scan_inner_dirs(const StoreLayout& layout, int slot, int first_inner, StoreScan* scan, More more) {
   const std::string name = shard_name(slot);
   const std::filesystem::path outer_dir = name;
   std::vector<fileops::DirEntry> inner;
@@ -226,7 +233,12 @@ void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan) {
     return;
   }
   note_untrusted(layout, outer_dir, "shard folder", kShardConsequence, scan);
+  std::sort(inner.begin(), inner.end(), [](const fileops::DirEntry& a, const fileops::DirEntry& b) { return a.name < b.name; });
+  const auto start = std::lower_bound(inner.begin(), inner.end(), shard_name(first_inner),
+                                      [](const fileops::DirEntry& entry, const std::string& wanted) { return entry.name < wanted; });
+  std::rotate(inner.begin(), start, inner.end());
   for (const auto& second : inner) {
+    if (!more()) return;
     const auto inner_dir = outer_dir / second.name;
     if (!is_shard_name(second.name) || !is_directory(layout, inner_dir, second)) {
       scan->unexpected.push_back(layout.shown(inner_dir));
@@ -235,6 +247,17 @@ void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan) {
     note_untrusted(layout, inner_dir, "shard folder", kShardConsequence, scan);
     scan_inner_dir(layout, inner_dir, name + second.name, scan);
   }
+}
+
+}  // namespace
+
+void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan) {
+  scan_inner_dirs(layout, slot, 0, scan, [] { return true; });
+}
+
+void scan_shard_part(const StoreLayout& layout, int slot, int first_inner, std::uint64_t entries, StoreScan* scan) {
+  const std::size_t before = scan->committed.size();
+  scan_inner_dirs(layout, slot, first_inner, scan, [&] { return scan->committed.size() - before < entries; });
 }
 
 std::array<SizeInfo, kSlotCount> totals_by_slot(const StoreScan& scan) {

@@ -148,6 +148,9 @@ StoreScan scan_store(const StoreLayout& layout, const StoreProgress& progress = 
 // Adds one level-1 shard folder (<k0k1>, by slot: store/shard_records.hpp) to `scan`; a missing
 // folder is an empty shard.
 void scan_shard(const StoreLayout& layout, int slot, StoreScan* scan);
+// Part of one: its level-2 folders in order from `first_inner` (wrapping around) until they held
+// `entries` committed entries (or all were seen), for a pass over a shard bigger than its budget.
+void scan_shard_part(const StoreLayout& layout, int slot, int first_inner, std::uint64_t entries, StoreScan* scan);
 
 SizeInfo totals_of(const StoreScan& scan);
 // The same per shard slot (the inputs slot holds the recorded inputs' bytes).

@@ -55,54 +55,73 @@ void write_index(const store_detail::StoreLayout& layout, int slot, std::uint64_
   if (layout.dir().rename(temp, index_file(slot))) (void)layout.dir().remove_file(temp);
 }
 
+constexpr std::size_t kVisitEntries = 512;
+
 // Each listed entry as it is on disk now (its last use, its bytes); false when it is gone. Entries
-// come in key order: each folder is opened (and trust-checked) once, from the one above it.
+// come in key order: each folder is opened (and trust-checked) once, from the one above it. One
+// stat per entry by its bare name (a format 1 pair is looked for only when there is no entry file).
 class EntryStat {
  public:
   explicit EntryStat(const store_detail::StoreLayout& layout) : layout_(layout) {}
   bool measure(const Digest128& key, EntryFootprint* footprint) {
-    const store_detail::EntryPaths paths = store_detail::entry_paths(key.hex());
-    if (paths.outer_dir != outer_path_) {
-      outer_path_ = paths.outer_dir;
+    const std::string hex = key.hex();
+    if (hex.compare(0, 2, outer_name_) != 0) {
+      outer_name_ = hex.substr(0, 2);
       outer_ = fileops::Dir();
-      (void)layout_.dir().open_dir(paths.outer_dir, &outer_);
-      inner_path_.clear();
+      (void)layout_.dir().open_dir(outer_name_, &outer_);
+      inner_name_.clear();
     }
-    if (paths.inner_dir != inner_path_) {
-      inner_path_ = paths.inner_dir;
+    if (hex.compare(2, 2, inner_name_) != 0) {
+      inner_name_ = hex.substr(2, 2);
       shard_ = fileops::Dir();
-      if (outer_.is_open()) (void)outer_.open_dir(paths.inner_dir.filename(), &shard_);
+      if (outer_.is_open()) (void)outer_.open_dir(inner_name_, &shard_);
     }
     if (!shard_.is_open()) return false;
-    if (store_detail::measure_entry_in(shard_, paths, footprint, store_detail::kEntryName)) return false;
-    if (footprint->entry.kind == fileops::FileKind::missing &&  // a format 1 entry
-        store_detail::measure_entry_in(shard_, paths, footprint, store_detail::kSidecarName | store_detail::kBinaryName)) {
-      return false;
+    *footprint = EntryFootprint{};
+    if (shard_.stat(hex + ".entry", &footprint->entry)) return false;
+    if (footprint->entry.kind == fileops::FileKind::missing) {  // a format 1 entry
+      const store_detail::EntryPaths paths = store_detail::entry_paths(hex);
+      if (store_detail::measure_entry_in(shard_, paths, footprint, store_detail::kSidecarName | store_detail::kBinaryName)) {
+        return false;
+      }
+      return footprint->committed;
     }
+    footprint->committed = footprint->entry.kind == fileops::FileKind::regular;
+    footprint->bytes = footprint->entry.size;
     return footprint->committed;
   }
 
  private:
   const store_detail::StoreLayout& layout_;
-  std::filesystem::path outer_path_, inner_path_;
+  std::string outer_name_, inner_name_;
   fileops::Dir outer_, shard_;
 };
 
 }  // namespace
 
 std::vector<EntryInfo> DiskStore::list_summaries(const StoreProgress& progress) {
+  std::vector<EntryInfo> listed;
+  visit_summaries(
+      [&](std::vector<EntryInfo>& shard) {
+        listed.insert(listed.end(), std::make_move_iterator(shard.begin()), std::make_move_iterator(shard.end()));
+      },
+      progress);
+  return listed;
+}
+
+void DiskStore::visit_summaries(const ShardVisitor& visit, const StoreProgress& progress) {
   try {
-    return impl_->list_summaries(progress);
+    impl_->visit_summaries(visit, progress);
   } catch (...) {
-    return {};
   }
 }
 
-std::vector<EntryInfo> DiskStore::Impl::list_summaries(const StoreProgress& progress) {
-  std::vector<EntryInfo> listed;
+void DiskStore::Impl::visit_summaries(const DiskStore::ShardVisitor& visit, const StoreProgress& progress) {
   std::vector<fileops::DirEntry> names;
-  if (!layout.dir().is_open() || layout.dir().list("", &names)) return listed;
+  if (!layout.dir().is_open() || layout.dir().list("", &names)) return;
   std::erase_if(names, [](const fileops::DirEntry& name) { return !store_detail::is_shard_name(name.name); });
+  std::sort(names.begin(), names.end(),
+            [](const fileops::DirEntry& a, const fileops::DirEntry& b) { return a.name < b.name; });
   if (!limits.read_only) {
     // Slots no writer has recorded yet (a store from before them) are counted now, once: their
     // shards' indexes can then be written.
@@ -111,6 +130,7 @@ std::vector<EntryInfo> DiskStore::Impl::list_summaries(const StoreProgress& prog
     if (!begin_ledger(store_detail::kLongLockWait, &ledger)) (void)ledger->shard_records(&ignored);
   }
   EntryStat stat(layout);
+  std::vector<EntryInfo> listed;
   for (std::size_t shard = 0; shard < names.size(); ++shard) {
     if (progress) progress("listing", shard, names.size());
     const int slot = store_detail::shard_slot(names[shard].name);
@@ -126,15 +146,22 @@ std::vector<EntryInfo> DiskStore::Impl::list_summaries(const StoreProgress& prog
         write_index(layout, slot, record->generation, *entries);
       }
     }
-    for (IndexedEntry& entry : *entries) {
-      EntryFootprint footprint;
-      if (!stat.measure(entry.key, &footprint)) continue;
-      listed.push_back({entry.key, footprint.bytes, footprint.commit_file().mtime_ns, std::move(entry.summary)});
+    std::sort(entries->begin(), entries->end(),
+              [](const IndexedEntry& a, const IndexedEntry& b) { return a.key < b.key; });
+    // Handed over in pieces: a shard of a million-entry store holds ~3 900 entries, and the first
+    // lines should not wait for all their stats.
+    for (std::size_t first = 0; first < entries->size(); first += kVisitEntries) {
+      listed.clear();
+      for (std::size_t i = first; i < std::min(first + kVisitEntries, entries->size()); ++i) {
+        IndexedEntry& entry = (*entries)[i];
+        EntryFootprint footprint;
+        if (!stat.measure(entry.key, &footprint)) continue;
+        listed.push_back({entry.key, footprint.bytes, footprint.commit_file().mtime_ns, std::move(entry.summary)});
+      }
+      if (!listed.empty()) visit(listed);
     }
   }
   if (progress) progress("listing", names.size(), names.size());
-  std::sort(listed.begin(), listed.end(), [](const EntryInfo& a, const EntryInfo& b) { return a.key < b.key; });
-  return listed;
 }
 
 }  // namespace jitcache

@@ -166,7 +166,10 @@ std::optional<store_detail::PassScope> DiskStore::Impl::pass_scope(bool over) {
     std::optional<SizeLedger> ledger;
     if (begin_ledger(store_detail::kLongLockWait, &ledger) || ledger->shard_records(&records)) return std::nullopt;
   }
-  return over ? store_detail::fullest_shards(records, limits.pass_entries)
+  // Part of a big shard: from a level-2 folder that changes from pass to pass, so that passes
+  // spread over the shard rather than cleaning its first folders again and again.
+  const int first_inner = static_cast<int>(static_cast<std::uint64_t>(fileops::now_ns()) / 1000 % store_detail::kShardCount);
+  return over ? store_detail::fullest_shards(records, limits.pass_entries, first_inner)
               : store_detail::shards_from(records, store_detail::read_pass_cursor(layout), limits.pass_entries);
 }
 
@@ -216,7 +219,13 @@ EvictionReport DiskStore::Impl::evict_holding_lock(std::uint64_t target_bytes,
   if (scope == nullptr) {
     scan = store_detail::scan_store(layout, progress);
   } else {
-    for (int slot : scope->slots) store_detail::scan_shard(layout, slot, &scan);
+    for (int slot : scope->slots) {
+      if (scope->part_entries > 0) {
+        store_detail::scan_shard_part(layout, slot, scope->first_inner, scope->part_entries, &scan);
+      } else {
+        store_detail::scan_shard(layout, slot, &scan);
+      }
+    }
   }
   sweep_garbage(scan, problems);
   if (whole_store) store_detail::write_pass_stamp(layout, 0);  // a full cycle's work: the periodic pass waits

@@ -119,6 +119,18 @@ TEST_F(ToolCli, RunThenExactStatsListShowVerifyEvictClear) {
   EXPECT_NE(human.out.find(key), std::string::npos);
   EXPECT_NE(human.out.find("2 entries"), std::string::npos) << human.out;
 
+  // ls: the store's own order (by key) unless asked, in JSON and as printed; --sort used: last use first.
+  const json by_key = tool_json({"ls"});
+  EXPECT_EQ(by_key["sort"], "key");
+  const std::string first = by_key["entries"][0]["key"], second = by_key["entries"][1]["key"];
+  EXPECT_LT(first, second);
+  EXPECT_LT(human.out.find(first), human.out.find(second)) << human.out;
+  const fs::path first_file = cache / first.substr(0, 2) / first.substr(2, 2) / (first + ".entry");
+  fs::last_write_time(first_file, fs::last_write_time(first_file) - std::chrono::hours(1));
+  EXPECT_EQ(tool_json({"ls", "--sort", "used"})["entries"][0]["key"], second);
+  const RunResult by_use = tool({"ls", "--sort", "used"});
+  EXPECT_LT(by_use.out.find(second), by_use.out.find(first)) << by_use.out;
+
   // show: readable sidecar, and the binary extracted byte for byte.
   const fs::path file = cache / key.substr(0, 2) / key.substr(2, 2) / (key + ".entry");
   RunResult shown = tool({"show", key.substr(0, 8), "--extract", (tmp / "out.bin").string()});
@@ -157,18 +169,34 @@ TEST_F(ToolCli, RunThenExactStatsListShowVerifyEvictClear) {
 // their output is piped.
 TEST_F(ToolCli, LongCommandsShowProgressOnATerminalOnly) {
   run_example();
-  for (const std::vector<std::string>& command :
-       {std::vector<std::string>{"verify"}, {"ls"}, {"evict", "--max-size", "1G"}}) {
-    const RunResult piped = tool(command);
-    EXPECT_EQ(piped.err.find('\r'), std::string::npos) << command[0] << ": " << piped.err;
+  struct Case {
+    std::vector<std::string> words;  // "OUT": a file of the run's own (piped or tty)
+    std::string line_start;
+  };
+  const std::vector<Case> cases = {{{"verify"}, "\r\033[K  scanning"},
+                                   {{"ls"}, "\r\033[K  listing"},
+                                   {{"ls", "--sort", "used"}, "\r\033[K  listing"},
+                                   {{"evict", "--max-size", "1G"}, "\r\033[K  scanning"},
+                                   {{"pack", "create", "-o", "OUT"}, "\r\033[K  listing"},
+                                   {{"pack", "import", (tmp / "piped.pack").string()}, "\r\033[K  importing"},
+                                   {{"warm"}, "\rjitcache warm: "}};
+  for (const Case& one : cases) {
+    auto words = [&](const std::string& run) {
+      std::vector<std::string> out = one.words;
+      for (std::string& word : out) word = word == "OUT" ? (tmp / (run + ".pack")).string() : word;
+      return out;
+    };
+    const std::string name = one.words[0] + (one.words.size() > 1 ? " " + one.words[1] : "");
+    const RunResult piped = tool(words("piped"));
+    EXPECT_EQ(piped.exit_code, 0) << name << ": " << piped.out << piped.err;
+    EXPECT_EQ(piped.err.find('\r'), std::string::npos) << name << ": " << piped.err;
     std::string line = std::string(JITCACHE_TOOL) + " --dir " + cache.string();
-    for (const std::string& word : command) line += " " + word;
+    for (const std::string& word : words("tty")) line += " " + word;
     RunOptions options;
     options.unset = {"LD_PRELOAD", "JITCACHE_DIR"};
     const RunResult on_tty = run({"/usr/bin/script", "-qec", line, "/dev/null"}, options);
     EXPECT_EQ(on_tty.exit_code, 0) << on_tty.out << on_tty.err;
-    EXPECT_NE(on_tty.out.find(command[0] == "ls" ? "\r\033[K  listing" : "\r\033[K  scanning"), std::string::npos)
-        << command[0] << ": " << on_tty.out;
+    EXPECT_NE(on_tty.out.find(one.line_start), std::string::npos) << name << ": " << on_tty.out;
   }
 }
 

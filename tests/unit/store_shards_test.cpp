@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -54,6 +55,12 @@ class StoreShards : public ::testing::Test {
     auto store = DiskStore::open(root, limits, &error);
     EXPECT_TRUE(store) << error;
     return store;
+  }
+  // To fill a store before a test opens it with the limits it tests.
+  std::unique_ptr<DiskStore> open_unlimited_store() {
+    StoreLimits unlimited;
+    unlimited.max_size = 0;
+    return open_store(unlimited);
   }
   void save(DiskStore& store, const Digest128& key, std::int64_t mtime_ns = 0) {
     ASSERT_EQ(store.save(key, binary_of(key.low), {{"api", "opencl"}, {"device", "dev " + std::to_string(key.low)}}).status,
@@ -183,9 +190,7 @@ TEST_F(StoreShards, EveryChangeToAShardBumpsItsGeneration) {
 // never scanned. `evict` (the tool) looks at everything and takes the oldest.
 TEST_F(StoreShards, AnAutomaticPassScansOnlyTheFullestShards) {
   const std::int64_t now = fileops::now_ns();
-  StoreLimits unlimited;
-  unlimited.max_size = 0;
-  auto setup = open_store(unlimited);
+  auto setup = open_unlimited_store();
   for (std::uint64_t n = 0; n < 10; ++n) save(*setup, key_in(0x80, n), now - static_cast<std::int64_t>(n) * kSecond);
   for (int shard = 0; shard < 20; ++shard) save(*setup, key_in(shard, 100), now - 3600 * kSecond);  // the oldest
   const SizeInfo full = setup->size();
@@ -193,7 +198,7 @@ TEST_F(StoreShards, AnAutomaticPassScansOnlyTheFullestShards) {
   StoreLimits limits;
   limits.max_size = full.bytes + 100;  // the next save goes over
   limits.low_water = 0.9;
-  limits.pass_entries = 8;
+  limits.pass_entries = 10;  // shard 80 whole
   auto store = open_store(limits);
   save(*store, key_in(0x81, 0));
   EXPECT_LE(store->size().bytes, limits.max_size);
@@ -211,15 +216,13 @@ TEST_F(StoreShards, AnAutomaticPassScansOnlyTheFullestShards) {
 // now among them stay).
 TEST_F(StoreShards, ABoundedPassCleansItsShardsToTheirOwnLowWaterNotToEmpty) {
   const std::int64_t now = fileops::now_ns();
-  StoreLimits unlimited;
-  unlimited.max_size = 0;
-  auto setup = open_store(unlimited);
+  auto setup = open_unlimited_store();
   for (std::uint64_t n = 0; n < 20; ++n) save(*setup, key_in(0x90, n), now - static_cast<std::int64_t>(20 - n) * kSecond);
   for (int shard = 0; shard < 6; ++shard) save(*setup, key_in(shard, 50), now - 3600 * kSecond);
   StoreLimits limits;
   limits.max_size = setup->size().bytes;  // the next save goes over
   limits.low_water = 0.5;                 // the store's half: more than shard 90 holds
-  limits.pass_entries = 8;
+  limits.pass_entries = 20;               // shard 90 whole
   auto store = open_store(limits);
   save(*store, key_in(0x91, 0));
   const std::uint64_t left = count_shard(0x90).entries;
@@ -227,6 +230,24 @@ TEST_F(StoreShards, ABoundedPassCleansItsShardsToTheirOwnLowWaterNotToEmpty) {
   EXPECT_LT(left, 20u);
   for (std::uint64_t n = 12; n < 20; ++n) EXPECT_TRUE(fs::exists(entry_file(key_in(0x90, n)))) << "recent " << n;
   EXPECT_FALSE(fs::exists(entry_file(key_in(0x90, 0)))) << "the oldest of the shard goes first";
+}
+
+// A shard alone bigger than the budget (a big store) is scanned in part: its level-2 folders from
+// one of them on until they held `pass_entries` entries; the pass removes the least recently used
+// fifth of what it scanned, not a fifth of the shard.
+TEST_F(StoreShards, ABoundedPassScansPartOfAShardBiggerThanItsBudget) {
+  const std::int64_t now = fileops::now_ns();
+  auto setup = open_unlimited_store();
+  for (std::uint64_t n = 0; n < 200; ++n) save(*setup, key_in(0x42, n), now - static_cast<std::int64_t>(n) * kSecond);
+  StoreLimits limits;
+  limits.max_size = setup->size().bytes;  // the next save goes over
+  limits.pass_entries = 10;
+  auto store = open_store(limits);
+  save(*store, key_in(0x43, 0));
+  const std::uint64_t removed = 200 - count_shard(0x42).entries;
+  EXPECT_GE(removed, 1u);
+  EXPECT_LE(removed, 8u) << "a whole-shard pass would remove 40";
+  EXPECT_LE(store->size().bytes, limits.max_size);
 }
 
 // The periodic pass (age limit) takes turns over the shards: each pass covers shards from where
@@ -309,6 +330,34 @@ TEST_F(StoreShards, TheIndexListsWhatAFullReadListsAndIsWrittenPerShard) {
   }
   for (int shard : {0x01, 0x02, 0xa0}) EXPECT_TRUE(fs::exists(root / "index" / store_detail::shard_name(shard)));
   EXPECT_EQ(keys_of(store->list_summaries()), keys_of(whole)) << "read back from the indexes";
+}
+
+// `ls` prints as the listing goes: one call per level-1 shard holding entries (up to 512 entries
+// each), shards in key order and each shard's entries in key order, whatever order the folders and
+// index lines are in.
+TEST_F(StoreShards, TheListingIsHandedOverShardByShardInKeyOrder) {
+  auto store = open_store();
+  for (int shard : {0xa0, 0x02, 0x7f}) {
+    for (std::uint64_t n : {4u, 1u, 3u}) save(*store, key_in(shard, n));
+  }
+  for (int pass = 0; pass < 2; ++pass) {  // the first pass writes the indexes, the second reads them
+    std::vector<std::vector<Digest128>> calls;
+    store->visit_summaries([&](std::vector<EntryInfo>& shard) {
+      calls.emplace_back();
+      for (const EntryInfo& entry : shard) calls.back().push_back(entry.key);
+    });
+    ASSERT_EQ(calls.size(), 3u) << "pass " << pass;
+    std::vector<Digest128> all;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      EXPECT_EQ(calls[i].size(), 3u);
+      for (const Digest128& key : calls[i]) {
+        EXPECT_EQ(key.high >> 56, calls[i][0].high >> 56) << "one shard per call";
+        all.push_back(key);
+      }
+    }
+    EXPECT_TRUE(std::is_sorted(all.begin(), all.end())) << "pass " << pass;
+    EXPECT_EQ(all.front().high >> 56, 0x02u);
+  }
 }
 
 // The index of a shard is only used while its shard's generation is the one it names: after any

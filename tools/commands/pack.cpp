@@ -179,7 +179,7 @@ int create(PackOptions options) {
   const bool with_inputs = !options.strip && !options.obfuscate;
   {
     Progress progress("reading");
-    const std::vector<EntryInfo> listed = store->list_summaries();  // the filter reads summary fields
+    const std::vector<EntryInfo> listed = store->list_summaries(std::ref(progress));  // the filter reads summary fields
     for (std::size_t i = 0; i < listed.size(); ++i) {
       progress(i + 1, listed.size());
       if (!matches(options.filter, listed[i].key, listed[i].sidecar)) continue;

@@ -77,15 +77,26 @@ Table::Table(std::vector<std::string> header, std::vector<std::size_t> right_ali
 
 void Table::add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
 
-std::string Table::render(const std::string& indent) const {
+std::string Table::render(const std::string& indent) const { return render_rows(true, indent); }
+
+std::string Table::take_rendered() {
+  std::string out = render_rows(!header_taken_, "");
+  header_taken_ = true;
+  rows_.clear();
+  return out;
+}
+
+std::string Table::render_rows(bool with_header, const std::string& indent) const {
   std::vector<const std::vector<std::string>*> all;
-  if (!header_.empty()) all.push_back(&header_);
   for (const auto& row : rows_) all.push_back(&row);
-  std::vector<std::size_t> widths;
+  std::vector<std::size_t> widths = min_widths_;
+  if (widths.size() < header_.size()) widths.resize(header_.size(), 0);
+  for (std::size_t i = 0; i < header_.size(); ++i) widths[i] = std::max(widths[i], display_width(header_[i]));
   for (const auto* row : all) {
     if (widths.size() < row->size()) widths.resize(row->size(), 0);
     for (std::size_t i = 0; i < row->size(); ++i) widths[i] = std::max(widths[i], display_width((*row)[i]));
   }
+  if (with_header && !header_.empty()) all.insert(all.begin(), &header_);
   std::string out;
   for (const auto* row : all) {
     std::string line = indent;

@@ -22,10 +22,20 @@ class Table {
   std::string render(const std::string& indent = "") const;
   bool empty() const { return rows_.empty(); }
 
+  // For a table printed in chunks as its rows come (a streamed listing): columns are at least
+  // `widths` wide, so that chunks line up as long as no cell is wider; take_rendered() renders the
+  // rows added since its last call (the header with the first) and forgets them.
+  void set_min_widths(std::vector<std::size_t> widths) { min_widths_ = std::move(widths); }
+  std::string take_rendered();
+
  private:
+  std::string render_rows(bool with_header, const std::string& indent) const;
+
   std::vector<std::string> header_;
   std::vector<std::size_t> right_aligned_;
   std::vector<std::vector<std::string>> rows_;
+  std::vector<std::size_t> min_widths_;
+  bool header_taken_ = false;
 };
 
 // Display width of UTF-8 text (code points; good enough for paths and names).

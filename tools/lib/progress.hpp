@@ -15,14 +15,17 @@ namespace jitcache::tool {
 class Progress {
  public:
   explicit Progress(std::string what = "") : what_(std::move(what)), tty_(::isatty(2) == 1) {}
-  ~Progress() {
-    if (tty_ && shown_) std::fputs("\r\033[K", stderr);
-  }
+  ~Progress() { clear(); }
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
 
   void operator()(std::uint64_t done, std::uint64_t total) { show(what_, done, total); }
   void operator()(const char* what, std::uint64_t done, std::uint64_t total) { show(what, done, total); }
+  // Takes the line away before output to the same terminal; a later call draws it again.
+  void clear() {
+    if (tty_ && shown_) std::fputs("\r\033[K", stderr);
+    shown_ = false;
+  }
 
  private:
   void show(const std::string& what, std::uint64_t done, std::uint64_t total) {
