@@ -59,6 +59,11 @@ TEST(OffThreadCall, ACallBlockedInTheKernelIsBoundedByItsDeadline) {
 }
 
 TEST(OffThreadCall, AForkedChildRunsCallsOnAThreadOfItsOwn) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "TSan cannot start threads in the child of a multi-threaded fork (its die_after_fork)";
+#endif
+#endif
   OffThreadCall calls;
   ASSERT_EQ(calls.run(steady_clock::now() + std::chrono::seconds(30), [] { return answered(RemoteStatus::ok); }).status,
             RemoteStatus::ok);
