@@ -35,7 +35,7 @@ constexpr std::chrono::milliseconds kBackgroundStatsWait{100};
 const WaitNotice kExitFlush{WaitKind::exit_flush, "background stores and traces at exit",
                             "JITCACHE_FLUSH_TIMEOUT_MS"};
 
-Engine* g_engine = nullptr;
+std::atomic<Engine*> g_engine{nullptr};  // set once, by instance()
 std::atomic<bool> g_create_root{true};
 
 std::string executable_path() { return platform::executable_path(); }
@@ -118,7 +118,7 @@ Engine* create_engine(Engine* (*make)(Settings, std::unique_ptr<DiskStore>)) {
 }
 
 void flush_at_exit() {
-  if (g_engine) g_engine->flush(/*at_exit=*/true);
+  if (Engine* engine = g_engine.load()) engine->flush(/*at_exit=*/true);
 }
 
 // Drops the lookup's flight (threads waiting in this process retry) but keeps its build lock.
@@ -188,20 +188,24 @@ void Engine::require_existing_root() { g_create_root = false; }
 Engine* Engine::instance() {
   static Engine* engine = [] {
     // Never destroyed: hooks may still run while the process tears down.
-    g_engine = create_engine([](Settings s, std::unique_ptr<DiskStore> d) { return new Engine(std::move(s), std::move(d)); });
-    if (g_engine) {
+    Engine* created =
+        create_engine([](Settings s, std::unique_ptr<DiskStore> d) { return new Engine(std::move(s), std::move(d)); });
+    g_engine = created;
+    if (created) {
       std::atexit(flush_at_exit);
       platform::at_fork(nullptr, nullptr, [] {
-        g_engine->flights_.reset_after_fork();
+        g_engine.load()->flights_.reset_after_fork();
 #if !defined(_WIN32)
         forget_captures_after_fork();
 #endif
       });
     }
-    return g_engine;
+    return created;
   }();
   return engine;
 }
+
+Engine* Engine::if_started() { return g_engine.load(); }
 
 namespace {
 

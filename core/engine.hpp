@@ -144,6 +144,9 @@ class Engine {
  public:
   // The process-wide engine, or nullptr when the cache is disabled or unusable (warned once).
   static Engine* instance();
+  // The engine if instance() made one already, else nullptr (starts nothing: for calls that only
+  // let go of what the engine may hold).
+  static Engine* if_started();
   // Before the first instance(): the store's directory must exist already; one that is gone stays
   // gone and the process runs uncached (the capture helper, serving a store its app made).
   static void require_existing_root();

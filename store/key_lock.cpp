@@ -175,11 +175,25 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
   const auto& layout = impl_->layout;
   std::vector<fileops::DirEntry> names;
   if (layout.dir().list(layout.locks_dir(), &names)) return 0;
+  // A settled key's `.wanted` marker goes too, as the key's build lock removes it when let go:
+  // under that lock, when nobody holds it. This waiter marks a queued key again just before it
+  // waits for it, and a helper may have stored that key (and let its lock go) meanwhile: a
+  // marker left then would pin every later helper at full priority (issue 38).
+  const auto unmark_wanted = [&](const std::filesystem::path& marker) {
+    const std::filesystem::path build_lock = std::filesystem::path(marker).replace_extension(".lock");
+    fileops::FileLock lock;
+    if (store_detail::lock_current_file(layout.dir(), build_lock, std::chrono::milliseconds(0), &lock)) return;
+    (void)layout.dir().remove_file(std::filesystem::path(marker).replace_extension(".wanted"));
+    (void)layout.dir().remove_file(build_lock);
+  };
   // A marker nobody holds is settled (or its owner died) and goes, removed while locked here.
   const auto settled = [&](const std::filesystem::path& marker, std::chrono::milliseconds bound) {
     fileops::FileLock lock;
     std::error_code error = store_detail::lock_current_file(layout.dir(), marker, bound, &lock);
-    if (!error) (void)layout.dir().remove_file(marker);
+    if (!error) {
+      (void)layout.dir().remove_file(marker);
+      unmark_wanted(marker);
+    }
     return error != std::errc::resource_unavailable_try_again;
   };
   // A waiter marks what it waits for as wanted, as a process waiting for a build lock does: the

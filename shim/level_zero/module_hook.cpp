@@ -191,4 +191,9 @@ ze_result_t module_create(ze_context_handle_t context, ze_device_handle_t device
   return build_and_store(*engine, *lookup, call);
 }
 
+ze_result_t context_destroy(ze_context_handle_t context) {
+  if (Engine* engine = Engine::if_started()) engine->forget_scope(reinterpret_cast<MemoryScope>(context));
+  return next().zeContextDestroy(context);
+}
+
 }  // namespace jitcache::level_zero

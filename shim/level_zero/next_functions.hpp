@@ -20,7 +20,8 @@ namespace jitcache::level_zero {
   X(zeModuleGetNativeBinary)             \
   X(zeModuleGetKernelNames)              \
   X(zeModuleBuildLogGetString)           \
-  X(zeModuleBuildLogDestroy)
+  X(zeModuleBuildLogDestroy)             \
+  X(zeContextDestroy)
 
 struct NextFunctions {
 #define JITCACHE_DECLARE_POINTER(name) decltype(&::name) name = nullptr;

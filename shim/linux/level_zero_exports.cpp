@@ -19,3 +19,7 @@ extern "C" __attribute__((visibility("default"))) ze_result_t zeModuleBuildLogDe
     ze_module_build_log_handle_t hModuleBuildLog) {
   return jitcache::level_zero::build_log_destroy(hModuleBuildLog);
 }
+
+extern "C" __attribute__((visibility("default"))) ze_result_t zeContextDestroy(ze_context_handle_t hContext) {
+  return jitcache::level_zero::context_destroy(hContext);
+}

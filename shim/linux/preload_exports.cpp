@@ -93,12 +93,63 @@ JITCACHE_EXPORT cl_int clGetKernelArgInfo(cl_kernel kernel, cl_uint arg_index, c
                            param_value, param_value_size_ret);
 }
 
+JITCACHE_EXPORT cl_program clCreateProgramWithBinary(cl_context context, cl_uint num_devices,
+                                                     const cl_device_id* device_list, const size_t* lengths,
+                                                     const unsigned char** binaries, cl_int* binary_status,
+                                                     cl_int* errcode_ret) {
+  JITCACHE_HOOK_OR_FORWARD(clCreateProgramWithBinary, create_program_with_binary, context, num_devices, device_list,
+                           lengths, binaries, binary_status, errcode_ret);
+}
+
+JITCACHE_EXPORT cl_program clCreateProgramWithBuiltInKernels(cl_context context, cl_uint num_devices,
+                                                             const cl_device_id* device_list, const char* kernel_names,
+                                                             cl_int* errcode_ret) {
+  JITCACHE_HOOK_OR_FORWARD(clCreateProgramWithBuiltInKernels, create_program_with_built_in_kernels, context,
+                           num_devices, device_list, kernel_names, errcode_ret);
+}
+
+JITCACHE_EXPORT cl_int clRetainProgram(cl_program program) {
+  JITCACHE_HOOK_OR_FORWARD(clRetainProgram, retain_program, program);
+}
+
 JITCACHE_EXPORT cl_int clReleaseProgram(cl_program program) {
   JITCACHE_HOOK_OR_FORWARD(clReleaseProgram, release_program, program);
 }
 
+JITCACHE_EXPORT cl_kernel clCloneKernel(cl_kernel source_kernel, cl_int* errcode_ret) {
+  JITCACHE_HOOK_OR_FORWARD(clCloneKernel, clone_kernel, source_kernel, errcode_ret);
+}
+
+JITCACHE_EXPORT cl_int clRetainKernel(cl_kernel kernel) {
+  JITCACHE_HOOK_OR_FORWARD(clRetainKernel, retain_kernel, kernel);
+}
+
 JITCACHE_EXPORT cl_int clReleaseKernel(cl_kernel kernel) {
   JITCACHE_HOOK_OR_FORWARD(clReleaseKernel, release_kernel, kernel);
+}
+
+JITCACHE_EXPORT cl_context clCreateContext(const cl_context_properties* properties, cl_uint num_devices,
+                                           const cl_device_id* devices,
+                                           void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*),
+                                           void* user_data, cl_int* errcode_ret) {
+  JITCACHE_HOOK_OR_FORWARD(clCreateContext, create_context, properties, num_devices, devices, pfn_notify, user_data,
+                           errcode_ret);
+}
+
+JITCACHE_EXPORT cl_context clCreateContextFromType(const cl_context_properties* properties, cl_device_type device_type,
+                                                   void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t,
+                                                                                 void*),
+                                                   void* user_data, cl_int* errcode_ret) {
+  JITCACHE_HOOK_OR_FORWARD(clCreateContextFromType, create_context_from_type, properties, device_type, pfn_notify,
+                           user_data, errcode_ret);
+}
+
+JITCACHE_EXPORT cl_int clRetainContext(cl_context context) {
+  JITCACHE_HOOK_OR_FORWARD(clRetainContext, retain_context, context);
+}
+
+JITCACHE_EXPORT cl_int clReleaseContext(cl_context context) {
+  JITCACHE_HOOK_OR_FORWARD(clReleaseContext, release_context, context);
 }
 
 // How a layer that is another copy of libjitcache.so tells this preloaded copy to stand down.

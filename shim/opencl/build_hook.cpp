@@ -10,6 +10,7 @@
 #include "core/clock.hpp"
 #include "core/engine.hpp"
 #include "core/log.hpp"
+#include "shim/opencl/app_holds.hpp"
 #include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/driver_quirks.hpp"
@@ -162,7 +163,8 @@ bool serve_from_cache(PendingBuild& pending) {
     return false;
   }
   std::uint64_t load_us = watch.elapsed_us();
-  if (uses_memory_tier(pending)) {
+  // Not in a context the app let go of: the tier's reference would keep it alive (context_hooks.cpp).
+  if (uses_memory_tier(pending) && app_holds_context(pending.context)) {
     Lookup& lookup = pending.lookups.front();
     next().clRetainProgram(shadow);  // the memory tier's reference
     std::uint64_t compile_us = lookup.sidecar.value("compile_time_us", std::uint64_t{0});
@@ -193,8 +195,8 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data);
   // While a shadow serves the program the driver never built it and cannot see the kernels made
   // from the shadow: answer what it answers for a program with kernels attached.
-  if (tracked && well_formed && registry().has_shadow_kernels(program)) return CL_INVALID_OPERATION;
-  bool keyable = engine && tracked && well_formed && !registry().has_kernels(program);
+  if (tracked && well_formed && shadow_kernels_of(program) > 0) return CL_INVALID_OPERATION;
+  bool keyable = engine && tracked && well_formed && kernels_of(program) == 0;
   if (!keyable) return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
 
   auto pending = std::make_unique<PendingBuild>();
@@ -278,7 +280,7 @@ bool builds_parked_program_again(cl_program program, cl_uint num_devices, const 
   Engine* engine = Engine::instance();
   std::optional<TrackedProgram> tracked = registry().find(program);
   bool well_formed = (num_devices == 0) == (device_list == nullptr) && (pfn_notify || !user_data);
-  if (!engine || !tracked || !well_formed || registry().has_kernels(program)) return false;
+  if (!engine || !tracked || !well_formed || kernels_of(program) > 0) return false;
   std::vector<cl_device_id> devices = devices_to_build(program, num_devices, device_list);
   if (devices.size() != 1) return false;
   PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options));

@@ -117,7 +117,7 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
     return next().clCompileProgram(program, num_devices, device_list, options, num_input_headers, input_headers,
                                    header_include_names, pfn_notify, user_data);
   };
-  if (!engine || !tracked || !well_formed || registry().has_kernels(program)) {
+  if (!engine || !tracked || !well_formed || kernels_of(program) > 0) {
     if (tracked) registry().set_compiled(program, {}, nullptr);
     return compile_for_real();
   }
@@ -219,6 +219,7 @@ cl_program load_linked(Engine& engine, cl_context context, const std::vector<cl_
     return nullptr;
   }
   std::uint64_t load_us = watch.elapsed_us();
+  program_made(program);  // the app's now
   serve_recorded_answers(program, std::move(answers), false);
   for (Lookup& lookup : lookups) engine.loaded(lookup, load_us);
   return program;
@@ -228,8 +229,10 @@ cl_program real_link(cl_context context, cl_uint num_devices, const cl_device_id
                      cl_uint num_input_programs, const cl_program* input_programs, BuildNotify pfn_notify,
                      void* user_data, cl_int* errcode_ret) {
   for (cl_uint i = 0; i < num_input_programs; ++i) run_deferred_compile(input_programs[i]);
-  return next().clLinkProgram(context, num_devices, device_list, options, num_input_programs, input_programs,
-                              pfn_notify, user_data, errcode_ret);
+  cl_program program = next().clLinkProgram(context, num_devices, device_list, options, num_input_programs,
+                                            input_programs, pfn_notify, user_data, errcode_ret);
+  if (program) program_made(program);
+  return program;
 }
 
 cl_program cached_link(cl_context context, cl_uint num_devices, const cl_device_id* device_list, const char* options,
@@ -294,7 +297,7 @@ void drop_deferred_compile(cl_program program) { release_deferred_compile(regist
 
 void release_deferred_compile(std::shared_ptr<DeferredCompile> deferred) {
   if (!deferred) return;
-  for (cl_program header : deferred->headers) release_program(header);
+  for (cl_program header : deferred->headers) next().clReleaseProgram(header);  // jitcache's references
 }
 
 cl_int compile_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,

@@ -2,6 +2,7 @@
 // the ICD layer's dispatch table) point at these same functions.
 #pragma once
 
+#include "shim/opencl/app_holds.hpp"
 #include "shim/opencl/opencl_api.hpp"
 
 namespace jitcache::opencl {
@@ -33,22 +34,31 @@ cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param
                        size_t* param_value_size_ret);
 cl_int get_kernel_arg_info(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_info param_name, size_t param_value_size,
                            void* param_value, size_t* param_value_size_ret);
+cl_program create_program_with_binary(cl_context context, cl_uint num_devices, const cl_device_id* device_list,
+                                      const size_t* lengths, const unsigned char** binaries, cl_int* binary_status,
+                                      cl_int* errcode_ret);
+cl_program create_program_with_built_in_kernels(cl_context context, cl_uint num_devices,
+                                                const cl_device_id* device_list, const char* kernel_names,
+                                                cl_int* errcode_ret);
+cl_int retain_program(cl_program program);
 cl_int release_program(cl_program program);
+cl_kernel clone_kernel(cl_kernel source_kernel, cl_int* errcode_ret);
+cl_int retain_kernel(cl_kernel kernel);
 cl_int release_kernel(cl_kernel kernel);
-// After the app released a kernel: a parked program (binary_capture.hpp) that only the shim still
-// holds is stored, and what the shim keeps for it dropped.
-void forget_if_only_parked(cl_program program);
-// Drivers that count a kernel's reference in CL_PROGRAM_REFERENCE_COUNT (PoCL) keep a program the app
-// released alive until its last kernel goes, then free it, and may give its handle to the next
-// program they create, from a binary say, which the shim does not track. The record of the freed
-// program must go with it, or that program would be keyed (and served) as the freed one's source.
-// Learned at the first direct clCreateKernel from the count before and after.
-void learn_whether_kernels_hold_their_program(cl_uint references_before, cl_uint references_after);
-bool kernel_references_known();  // learned once: later kernels cost no extra driver call
-// Before the last release of a kernel of `program`: true when the driver frees `program` with it.
-bool freed_with_its_last_kernel(cl_program program);
-// After that release: drops what the shim kept for the freed program (never calls the driver on it).
-void forget_freed_program(cl_program program);
-cl_uint reference_count(cl_program program);
+cl_context create_context(const cl_context_properties* properties, cl_uint num_devices, const cl_device_id* devices,
+                          void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*), void* user_data,
+                          cl_int* errcode_ret);
+cl_context create_context_from_type(const cl_context_properties* properties, cl_device_type device_type,
+                                    void(CL_CALLBACK* pfn_notify)(const char*, const void*, size_t, void*),
+                                    void* user_data, cl_int* errcode_ret);
+cl_int retain_context(cl_context context);
+cl_int release_context(cl_context context);
+
+// Every program the app gets (created, or linked by clLinkProgram): counted from now on
+// (app_holds.hpp), and whatever jitcache had recorded at that handle dropped.
+void program_made(cl_program program);
+// After the app released a kernel (app_holds.hpp's account of it): the reference jitcache held for
+// a kernel of a shadow is dropped, and what jitcache keeps for a program the app let go entirely.
+void forget_program_of_released_kernel(const KernelRelease& release);
 
 }  // namespace jitcache::opencl

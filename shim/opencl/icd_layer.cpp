@@ -51,8 +51,17 @@ void install_hooks(cl_icd_dispatch& dispatch) {
   dispatch.clGetProgramBuildInfo = cl::get_program_build_info;
   dispatch.clGetKernelInfo = cl::get_kernel_info;
   dispatch.clGetKernelArgInfo = cl::get_kernel_arg_info;
+  dispatch.clCreateProgramWithBinary = cl::create_program_with_binary;
+  dispatch.clCreateProgramWithBuiltInKernels = cl::create_program_with_built_in_kernels;
+  dispatch.clRetainProgram = cl::retain_program;
   dispatch.clReleaseProgram = cl::release_program;
+  dispatch.clRetainKernel = cl::retain_kernel;
   dispatch.clReleaseKernel = cl::release_kernel;
+  dispatch.clCreateContext = cl::create_context;
+  dispatch.clCreateContextFromType = cl::create_context_from_type;
+  dispatch.clRetainContext = cl::retain_context;
+  dispatch.clReleaseContext = cl::release_context;
+  if (dispatch.clCloneKernel) dispatch.clCloneKernel = cl::clone_kernel;
   // Only hook IL creation where the loader can forward it (OpenCL 2.1 loaders).
   if (dispatch.clCreateProgramWithIL) dispatch.clCreateProgramWithIL = cl::create_program_with_il;
 }

@@ -14,7 +14,10 @@ namespace {
 // What ICD loaders answer for an object they cannot dispatch: the "invalid <first argument>" code.
 template <typename Object>
 constexpr cl_int invalid_object_error() {
-  if constexpr (std::is_same_v<Object, cl_platform_id>) return CL_INVALID_PLATFORM;
+  // clCreateContext*: their first argument is the properties (naming the platform).
+  if constexpr (std::is_same_v<Object, cl_platform_id> || std::is_same_v<Object, const cl_context_properties*>) {
+    return CL_INVALID_PLATFORM;
+  }
   else if constexpr (std::is_same_v<Object, cl_device_id>) return CL_INVALID_DEVICE;
   else if constexpr (std::is_same_v<Object, cl_context>) return CL_INVALID_CONTEXT;
   else if constexpr (std::is_same_v<Object, cl_program>) return CL_INVALID_PROGRAM;
@@ -49,7 +52,8 @@ struct Unresolved<Result(CL_API_CALL*)(Object, Rest...)> {
 
 // Entry points of OpenCL 2.1/2.2 that an older loader lacks; everything else, a loader has.
 bool optional_entry(const char* name) {
-  return std::strcmp(name, "clCreateProgramWithIL") == 0 || std::strcmp(name, "clSetProgramSpecializationConstant") == 0;
+  return std::strcmp(name, "clCreateProgramWithIL") == 0 || std::strcmp(name, "clSetProgramSpecializationConstant") == 0 ||
+         std::strcmp(name, "clCloneKernel") == 0;
 }
 
 struct Resolution {

@@ -11,9 +11,14 @@ namespace jitcache::opencl {
   X(clGetPlatformInfo)                   \
   X(clGetDeviceInfo)                     \
   X(clGetContextInfo)                    \
+  X(clCreateContext)                     \
+  X(clCreateContextFromType)             \
+  X(clRetainContext)                     \
+  X(clReleaseContext)                    \
   X(clCreateProgramWithSource)           \
   X(clCreateProgramWithIL)               \
   X(clCreateProgramWithBinary)           \
+  X(clCreateProgramWithBuiltInKernels)   \
   X(clSetProgramSpecializationConstant)  \
   X(clBuildProgram)                      \
   X(clCompileProgram)                    \
@@ -24,6 +29,8 @@ namespace jitcache::opencl {
   X(clReleaseProgram)                    \
   X(clCreateKernel)                      \
   X(clCreateKernelsInProgram)            \
+  X(clCloneKernel)                       \
+  X(clRetainKernel)                      \
   X(clGetKernelInfo)                     \
   X(clGetKernelArgInfo)                  \
   X(clReleaseKernel)

@@ -1,10 +1,10 @@
 // Program creation and lifetime: remember how each keyable program was made; release shadows
 // together with the app's program.
-#include <atomic>
 #include <memory>
 #include <string>
 
 #include "core/log.hpp"
+#include "shim/opencl/app_holds.hpp"
 #include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
@@ -26,20 +26,32 @@ std::string concatenate_sources(cl_uint count, const char** strings, const size_
   return source;
 }
 
+// The app's last hold on `program` is gone (no reference, no kernel): what jitcache keeps for it
+// goes. A parked program is stored first (jitcache's own reference keeps it alive for that).
+void forget_released_program(cl_program program) {
+  capture_parked_program(program);  // drops the shim's reference too
+  drop_recorded_answers(program);
+  std::optional<TrackedProgram> tracked = registry().forget(program);
+  if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
+  if (tracked) release_deferred_compile(tracked->deferred);
+}
+
 }  // namespace
 
-cl_uint reference_count(cl_program program) {
-  cl_uint count = 0;
-  if (next().clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof count, &count, nullptr) != CL_SUCCESS) {
-    return 0;
-  }
-  return count;
+void program_made(cl_program program) {
+  // Whatever was recorded at this handle belonged to a program the driver has freed.
+  drop_recorded_answers(program);
+  std::optional<TrackedProgram> stale = registry().forget(program);
+  if (stale && stale->shadow) next().clReleaseProgram(stale->shadow);
+  if (stale) release_deferred_compile(stale->deferred);
+  program_created(program);
 }
 
 cl_program create_program_with_source(cl_context context, cl_uint count, const char** strings,
                                       const size_t* lengths, cl_int* errcode_ret) {
   cl_program program = next().clCreateProgramWithSource(context, count, strings, lengths, errcode_ret);
   if (!program) return program;
+  program_made(program);
   try {
     auto source = std::make_shared<const std::string>(concatenate_sources(count, strings, lengths));
     registry().track(program, {ProgramKind::source, std::move(source), context, {}, nullptr, {}, nullptr});
@@ -52,6 +64,7 @@ cl_program create_program_with_source(cl_context context, cl_uint count, const c
 cl_program create_program_with_il(cl_context context, const void* il, size_t length, cl_int* errcode_ret) {
   cl_program program = next().clCreateProgramWithIL(context, il, length, errcode_ret);
   if (!program) return program;
+  program_made(program);
   try {
     auto bytes = std::make_shared<const std::string>(static_cast<const char*>(il), length);
     registry().track(program, {ProgramKind::il, std::move(bytes), context, {}, nullptr, {}, nullptr});
@@ -79,57 +92,40 @@ cl_int set_program_specialization_constant(cl_program program, cl_uint spec_id, 
   return status;
 }
 
-namespace {
-
-// The app's last reference to `program` is gone.
-void forget_released_program(cl_program program) {
-  capture_parked_program(program);  // drops the shim's reference too
-  drop_recorded_answers(program);
-  std::optional<TrackedProgram> tracked = registry().forget(program);
-  if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
-  if (tracked) release_deferred_compile(tracked->deferred);
+cl_program create_program_with_binary(cl_context context, cl_uint num_devices, const cl_device_id* device_list,
+                                      const size_t* lengths, const unsigned char** binaries, cl_int* binary_status,
+                                      cl_int* errcode_ret) {
+  cl_program program = next().clCreateProgramWithBinary(context, num_devices, device_list, lengths, binaries,
+                                                        binary_status, errcode_ret);
+  if (program) program_made(program);  // never keyed: its builds pass through (docs/opencl-coverage.md)
+  return program;
 }
 
-}  // namespace
-
-void forget_if_only_parked(cl_program program) {
-  if (is_parked(program) && reference_count(program) == 1) forget_released_program(program);
+cl_program create_program_with_built_in_kernels(cl_context context, cl_uint num_devices,
+                                                const cl_device_id* device_list, const char* kernel_names,
+                                                cl_int* errcode_ret) {
+  cl_program program =
+      next().clCreateProgramWithBuiltInKernels(context, num_devices, device_list, kernel_names, errcode_ret);
+  if (program) program_made(program);
+  return program;
 }
 
-namespace {
-enum KernelReferences { kUnknown, kCounted, kNotCounted };
-std::atomic<int> g_kernel_references{kUnknown};
-}  // namespace
-
-bool kernel_references_known() { return g_kernel_references != kUnknown; }
-
-void learn_whether_kernels_hold_their_program(cl_uint references_before, cl_uint references_after) {
-  if (references_before == 0) return;  // the driver did not say
-  g_kernel_references = references_after == references_before + 1 ? kCounted : kNotCounted;
+cl_int retain_program(cl_program program) {
+  cl_int status = next().clRetainProgram(program);
+  if (status == CL_SUCCESS) program_retained(program);
+  return status;
 }
-
-bool freed_with_its_last_kernel(cl_program program) {
-  return g_kernel_references == kCounted && !is_parked(program) && registry().tracks(program) &&
-         reference_count(program) == 1;
-}
-
-void forget_freed_program(cl_program program) { forget_released_program(program); }
 
 cl_int release_program(cl_program program) {
-  // The last release of a tracked program takes its shadow with it. A parked program (see
-  // binary_capture.hpp) also holds one reference of the shim's, dropped once it is stored.
-  const cl_uint shim_references = is_parked(program) ? 1 : 0;
-  const bool tracked = registry().tracks(program);
-  bool last = tracked && reference_count(program) == 1 + shim_references;
-  // A parked linked program (compile_link_hooks.cpp) is not tracked: stored at the app's last release.
-  bool last_parked = !tracked && shim_references && reference_count(program) == 1 + shim_references;
-  // A linked program created from cached binaries is not tracked, but its answers are.
-  bool last_answered = !last && has_recorded_answers(program) && reference_count(program) == 1;
   cl_int status = next().clReleaseProgram(program);
-  if (status == CL_SUCCESS && last) forget_released_program(program);
-  if (status == CL_SUCCESS && last_parked) capture_parked_program(program);
-  if (status == CL_SUCCESS && last_answered) drop_recorded_answers(program);
+  if (status == CL_SUCCESS && program_released(program) == Hold::gone) forget_released_program(program);
   return status;
+}
+
+void forget_program_of_released_kernel(const KernelRelease& release) {
+  if (release.program_hold == Hold::gone) forget_released_program(release.program);
+  // The reference jitcache took for a kernel of the shadow (routing_hooks.cpp), after its record went.
+  if (release.kernel == Hold::gone && release.from_shadow) next().clReleaseProgram(release.program);
 }
 
 }  // namespace jitcache::opencl

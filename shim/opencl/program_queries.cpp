@@ -4,21 +4,6 @@
 #include <cstring>
 
 namespace jitcache::opencl {
-namespace {
-
-std::vector<std::string> split_kernel_names(const std::string& names) {
-  std::vector<std::string> result;
-  size_t start = 0;
-  while (start <= names.size() && !names.empty()) {
-    size_t end = names.find(';', start);
-    if (end == std::string::npos) end = names.size();
-    if (end > start) result.push_back(names.substr(start, end - start));
-    start = end + 1;
-  }
-  return result;
-}
-
-}  // namespace
 
 std::string program_string(cl_program program, cl_program_info param) {
   std::vector<char> text = program_array<char>(program, param);
@@ -81,7 +66,25 @@ std::vector<cl_device_id> devices_to_build(cl_program program, cl_uint num_devic
 }
 
 std::vector<std::string> kernel_names_of(cl_program program) {
-  return split_kernel_names(program_string(program, CL_PROGRAM_KERNEL_NAMES));
+  cl_uint count = 0;
+  if (next().clCreateKernelsInProgram(program, 0, nullptr, &count) != CL_SUCCESS || count == 0) return {};
+  std::vector<cl_kernel> kernels(count);
+  if (next().clCreateKernelsInProgram(program, count, kernels.data(), &count) != CL_SUCCESS) return {};
+  std::vector<std::string> names;
+  for (cl_uint i = 0; i < count && i < kernels.size(); ++i) {
+    size_t size = 0;
+    std::string name;
+    if (next().clGetKernelInfo(kernels[i], CL_KERNEL_FUNCTION_NAME, 0, nullptr, &size) == CL_SUCCESS && size > 0) {
+      name.resize(size);
+      if (next().clGetKernelInfo(kernels[i], CL_KERNEL_FUNCTION_NAME, size, name.data(), nullptr) != CL_SUCCESS) {
+        name.clear();
+      }
+      while (!name.empty() && name.back() == '\0') name.pop_back();
+    }
+    if (!name.empty()) names.push_back(std::move(name));
+    next().clReleaseKernel(kernels[i]);
+  }
+  return names;
 }
 
 cl_int answer_binary_query(cl_program_info param, const std::vector<const std::string*>& binaries,

@@ -19,6 +19,9 @@ std::vector<T> program_array(cl_program program, cl_program_info param) {
 
 std::string program_string(cl_program program, cl_program_info param);
 std::string build_log(cl_program program, cl_device_id device);
+// The program's kernel names, from kernels made and released here (clCreateKernelsInProgram and
+// CL_KERNEL_FUNCTION_NAME), never CL_PROGRAM_KERNEL_NAMES: NVIDIA's driver corrupts its heap
+// answering that for a kernel name of 300 characters or more (docs/opencl-coverage.md).
 std::vector<std::string> kernel_names_of(cl_program program);
 bool build_succeeded(cl_program program, const std::vector<cl_device_id>& devices);
 

@@ -11,16 +11,7 @@ struct State {
   mutable std::mutex mutex;
   std::unordered_map<cl_program, TrackedProgram> programs;
   std::unordered_map<cl_program, cl_program> program_by_shadow;
-  std::unordered_map<cl_kernel, cl_program> program_by_kernel;
-  std::unordered_map<cl_kernel, cl_program> program_by_direct_kernel;
 };
-
-bool has_owner(const std::unordered_map<cl_kernel, cl_program>& kernels, cl_program program) {
-  for (const auto& [kernel, owner] : kernels) {
-    if (owner == program) return true;
-  }
-  return false;
-}
 
 State& state() {
   static State* s = new State;  // never destroyed: hooks may run during exit
@@ -118,42 +109,6 @@ std::optional<TrackedProgram> ProgramRegistry::forget(cl_program program) {
   state().programs.erase(it);
   if (tracked.shadow) forget_shadow_of(tracked.shadow, program);
   return tracked;
-}
-
-void ProgramRegistry::track_kernel(cl_kernel kernel, cl_program program) {
-  std::lock_guard lock(state().mutex);
-  state().program_by_kernel[kernel] = program;
-}
-
-void ProgramRegistry::track_direct_kernel(cl_kernel kernel, cl_program program) {
-  std::lock_guard lock(state().mutex);
-  if (state().programs.count(program)) state().program_by_direct_kernel[kernel] = program;
-}
-
-cl_program ProgramRegistry::forget_kernel(cl_kernel kernel) {
-  std::lock_guard lock(state().mutex);
-  state().program_by_direct_kernel.erase(kernel);
-  auto it = state().program_by_kernel.find(kernel);
-  if (it == state().program_by_kernel.end()) return nullptr;
-  cl_program program = it->second;
-  state().program_by_kernel.erase(it);
-  return program;
-}
-
-cl_program ProgramRegistry::program_of_kernel(cl_kernel kernel) const {
-  std::lock_guard lock(state().mutex);
-  auto it = state().program_by_kernel.find(kernel);
-  return it == state().program_by_kernel.end() ? nullptr : it->second;
-}
-
-bool ProgramRegistry::has_kernels(cl_program program) const {
-  std::lock_guard lock(state().mutex);
-  return has_owner(state().program_by_kernel, program) || has_owner(state().program_by_direct_kernel, program);
-}
-
-bool ProgramRegistry::has_shadow_kernels(cl_program program) const {
-  std::lock_guard lock(state().mutex);
-  return has_owner(state().program_by_kernel, program);
 }
 
 }  // namespace jitcache::opencl

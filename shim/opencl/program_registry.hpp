@@ -1,5 +1,5 @@
-// What the shim remembers about the app's programs: how each was created (to key its builds),
-// the shadow program serving it after a cache hit, and the kernels created from shadows.
+// What the shim remembers about the app's programs: how each was created (to key its builds) and
+// the shadow program serving it after a cache hit. What the app holds is app_holds.hpp's.
 #pragma once
 
 #include <cstdint>
@@ -65,17 +65,6 @@ class ProgramRegistry {
 
   // Forgets the program; returns what was tracked (its shadow still needs a release).
   std::optional<TrackedProgram> forget(cl_program program);
-
-  // Kernels created from a shadow hold one reference on the app's program, as a kernel of the
-  // app's own program would.
-  void track_kernel(cl_kernel kernel, cl_program program);
-  // Kernels the driver made from the app's own (really built) program: no extra reference, but
-  // while one lives the program has kernels attached, which decides what clBuildProgram returns.
-  void track_direct_kernel(cl_kernel kernel, cl_program program);  // ignored for untracked programs
-  cl_program forget_kernel(cl_kernel kernel);  // the program a shadow kernel held, or nullptr
-  cl_program program_of_kernel(cl_kernel kernel) const;  // nullptr when not made from a shadow
-  bool has_kernels(cl_program program) const;         // shadow or direct
-  bool has_shadow_kernels(cl_program program) const;
 };
 
 ProgramRegistry& registry();

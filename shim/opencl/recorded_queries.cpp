@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "hashing/digest.hpp"
+#include "shim/opencl/app_holds.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
 #include "shim/opencl/program_registry.hpp"
@@ -56,7 +57,7 @@ std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device
 // kernel's own program otherwise (a linked program created from cached binaries).
 const RecordedKernel* kernel_record(cl_kernel kernel, std::shared_ptr<const RecordedAnswers>& holder) {
   if (!state().any.load(std::memory_order_relaxed)) return nullptr;
-  cl_program program = registry().program_of_kernel(kernel);
+  cl_program program = program_of_kernel(kernel);
   if (!program && next().clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr) != CL_SUCCESS) {
     return nullptr;
   }

@@ -1,5 +1,6 @@
 // After a cache hit the app's program was never built; its shadow was. Calls that need the built
 // program go to the shadow, and the shadow never shows through to the app.
+#include "shim/opencl/app_holds.hpp"
 #include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/deferred_compile.hpp"
 #include "shim/opencl/hooks.hpp"
@@ -26,16 +27,11 @@ bool answered_by_built_program(cl_program_info param) {
   }
 }
 
-cl_uint kernel_reference_count(cl_kernel kernel) {
-  cl_uint count = 0;
-  if (next().clGetKernelInfo(kernel, CL_KERNEL_REFERENCE_COUNT, sizeof count, &count, nullptr) != CL_SUCCESS) return 0;
-  return count;
-}
-
-// A kernel of the shadow keeps the app's program alive, as a kernel of the program itself would.
-void adopt_kernel(cl_kernel kernel, cl_program program) {
-  next().clRetainProgram(program);
-  registry().track_kernel(kernel, program);
+// A kernel of the shadow keeps the app's program alive, as a kernel of the program itself would
+// (CL_KERNEL_PROGRAM hands the app's program out): jitcache's reference, dropped with the kernel.
+void adopt_kernel(cl_kernel kernel, cl_program program, bool from_shadow) {
+  if (from_shadow) next().clRetainProgram(program);
+  kernel_created(kernel, program, from_shadow);
 }
 
 }  // namespace
@@ -43,18 +39,8 @@ void adopt_kernel(cl_kernel kernel, cl_program program) {
 cl_kernel create_kernel(cl_program program, const char* kernel_name, cl_int* errcode_ret) {
   run_deferred_compile(program);  // the driver's own answer (an object has no kernels) needs it
   cl_program shadow = registry().shadow_of(program);
-  if (!shadow) {
-    const bool learn = !kernel_references_known();
-    const cl_uint before = learn ? reference_count(program) : 0;
-    cl_kernel kernel = next().clCreateKernel(program, kernel_name, errcode_ret);
-    if (kernel) {
-      registry().track_direct_kernel(kernel, program);
-      if (learn) learn_whether_kernels_hold_their_program(before, reference_count(program));
-    }
-    return kernel;
-  }
-  cl_kernel kernel = next().clCreateKernel(shadow, kernel_name, errcode_ret);
-  if (kernel) adopt_kernel(kernel, program);
+  cl_kernel kernel = next().clCreateKernel(shadow ? shadow : program, kernel_name, errcode_ret);
+  if (kernel) adopt_kernel(kernel, program, shadow != nullptr);
   return kernel;
 }
 
@@ -67,10 +53,7 @@ cl_int create_kernels_in_program(cl_program program, cl_uint num_kernels, cl_ker
   cl_uint* count = num_kernels_ret ? num_kernels_ret : &local_count;
   cl_int status = next().clCreateKernelsInProgram(shadow ? shadow : program, num_kernels, kernels, count);
   if (status == CL_SUCCESS && kernels) {
-    for (cl_uint i = 0; i < *count && i < num_kernels; ++i) {
-      if (shadow) adopt_kernel(kernels[i], program);
-      else registry().track_direct_kernel(kernels[i], program);
-    }
+    for (cl_uint i = 0; i < *count && i < num_kernels; ++i) adopt_kernel(kernels[i], program, shadow != nullptr);
   }
   return status;
 }
@@ -116,7 +99,7 @@ cl_int get_kernel_info(cl_kernel kernel, cl_kernel_info param_name, size_t param
       param_value_size >= sizeof(cl_program)) {
     // A shadow may serve several of the app's programs: the kernel knows which one made it.
     auto* program = static_cast<cl_program*>(param_value);
-    if (cl_program app_program = registry().program_of_kernel(kernel)) *program = app_program;
+    if (cl_program app_program = program_of_kernel(kernel)) *program = app_program;
     else if (cl_program shadow_owner = registry().program_of_shadow(*program)) *program = shadow_owner;
   }
   return status;
@@ -132,19 +115,24 @@ cl_int get_kernel_arg_info(cl_kernel kernel, cl_uint arg_index, cl_kernel_arg_in
   return next().clGetKernelArgInfo(kernel, arg_index, param_name, param_value_size, param_value, param_value_size_ret);
 }
 
-cl_int release_kernel(cl_kernel kernel) {
-  bool last = kernel_reference_count(kernel) == 1;
-  // A parked program whose app references are gone but for this kernel's is stored after it.
-  cl_program owner = nullptr;
-  if (last) next().clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof owner, &owner, nullptr);
-  // A program the app released while this kernel lived goes with the kernel: its record must go too.
-  const bool owner_freed = owner && freed_with_its_last_kernel(owner);
-  cl_int status = next().clReleaseKernel(kernel);
-  if (status == CL_SUCCESS && last) {
-    if (cl_program program = registry().forget_kernel(kernel)) release_program(program);
-    else if (owner_freed) forget_freed_program(owner);
-    else if (owner) forget_if_only_parked(owner);
+cl_kernel clone_kernel(cl_kernel source_kernel, cl_int* errcode_ret) {
+  cl_kernel kernel = next().clCloneKernel(source_kernel, errcode_ret);
+  bool from_shadow = false;
+  if (cl_program program = kernel ? program_of_kernel(source_kernel, &from_shadow) : nullptr) {
+    adopt_kernel(kernel, program, from_shadow);
   }
+  return kernel;
+}
+
+cl_int retain_kernel(cl_kernel kernel) {
+  cl_int status = next().clRetainKernel(kernel);
+  if (status == CL_SUCCESS) kernel_retained(kernel);
+  return status;
+}
+
+cl_int release_kernel(cl_kernel kernel) {
+  cl_int status = next().clReleaseKernel(kernel);
+  if (status == CL_SUCCESS) forget_program_of_released_kernel(kernel_released(kernel));
   return status;
 }
 

@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "test_support.hpp"
@@ -97,6 +98,24 @@ class RealApp : public ::testing::TestWithParam<App> {
     return run(GetParam().argv, options(kernel_cache));
   }
 
+  // The builds of programs from source or IL the app makes, counted by an OpenCL layer in a plain
+  // run (not by jitcache): each must give exactly one trace (a lookup or an uncacheable record).
+  int count_app_builds(const std::string& kernel_cache) {
+    const fs::path log = tmp / "calls";
+    RunOptions o = options(kernel_cache);
+    o.env["OPENCL_LAYERS"] = CALL_LOG_LAYER;
+    o.env["JITCACHE_TEST_CALL_LOG"] = log.string();
+    o.unset.erase(std::remove(o.unset.begin(), o.unset.end(), "OPENCL_LAYERS"), o.unset.end());
+    RunResult counted = run(GetParam().argv, o);
+    EXPECT_EQ(counted.exit_code, 0) << counted.err;
+    std::ifstream in(log);
+    int builds = 0;
+    for (std::string line; std::getline(in, line);) {
+      builds += line == "build source" || line == "build il" || line == "compile source" || line == "link";
+    }
+    return builds;
+  }
+
   CachedRun run_cached(Via via, const fs::path& cache, const std::string& kernel_cache) {
     fs::path trace_dir = tmp / ("traces-" + std::to_string(++runs));
     RunOptions o = options(kernel_cache);
@@ -112,7 +131,7 @@ class RealApp : public ::testing::TestWithParam<App> {
 
   // Cold then warm on a fresh cache: both print what the plain run printed, the cold run builds
   // something, the warm run is served entirely from the cache.
-  void cold_then_warm(Via via, const std::string& kernel_cache, const RunResult& plain) {
+  void cold_then_warm(Via via, const std::string& kernel_cache, const RunResult& plain, int app_builds) {
     SCOPED_TRACE(std::string(via_name(via)) + ", POCL_KERNEL_CACHE=" + kernel_cache);
     const fs::path cache = tmp / ("cache-" + std::to_string(runs));
     CachedRun cold = run_cached(via, cache, kernel_cache);
@@ -123,6 +142,7 @@ class RealApp : public ::testing::TestWithParam<App> {
     ASSERT_EQ(warm.result.exit_code, 0) << warm.result.err;
     EXPECT_EQ(warm.result.out, plain.out);
     EXPECT_GT(cold.traces.size(), 0u);
+    EXPECT_EQ(static_cast<int>(cold.traces.size()), app_builds) << "the app's builds, counted by a layer";
     EXPECT_GT(cold.verdicts["miss"], 0);
     EXPECT_EQ(warm.traces.size(), cold.traces.size());
     EXPECT_EQ(warm.verdicts["hit"], static_cast<int>(warm.traces.size()))
@@ -134,12 +154,13 @@ TEST_P(RealApp, OutputUnchangedAndWarmRunAllHitsUnderEveryInjection) {
   RunResult plain = run_plain("1");
   ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
   ASSERT_FALSE(plain.out.empty());
-  for (Via via : {Via::preload, Via::layer, Via::jitcache_run}) cold_then_warm(via, "1", plain);
+  const int app_builds = count_app_builds("1");
+  for (Via via : {Via::preload, Via::layer, Via::jitcache_run}) cold_then_warm(via, "1", plain, app_builds);
   // PoCL's kernel cache off: every load of a cached binary gets its own scratch folder
   // (driver_quirks.hpp). Through the layer, which sees every app. PoCL's cache setting does not
   // change what an app computes, so the plain run above stays the reference (a second plain run
   // would cost hashcat another minute of compiling).
-  cold_then_warm(Via::layer, "0", plain);
+  cold_then_warm(Via::layer, "0", plain, app_builds);
 }
 
 // Issue 14 class: with capture = release the programs pyopencl never releases are stored at exit.
@@ -194,8 +215,9 @@ std::vector<App> rusticl_apps() {
 TEST_P(RusticlApp, OutputUnchangedAndWarmRunAllHits) {
   RunResult plain = run_plain("1");
   ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+  const int app_builds = count_app_builds("1");
   for (Via via : {Via::preload, Via::layer}) {
-    cold_then_warm(via, "1", plain);
+    cold_then_warm(via, "1", plain, app_builds);
     EXPECT_NE(cold_device.find("llvmpipe"), std::string::npos) << "not on rusticl: " << cold_device;
   }
 }

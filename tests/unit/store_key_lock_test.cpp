@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -186,6 +188,38 @@ TEST_F(KeyLockTest, AMarkerWhoseOwnerDiedIsNotInFlightAndIsRemoved) {
   ASSERT_TRUE(fs::exists(marker));
   EXPECT_EQ(store_->wait_for_captures(std::chrono::milliseconds(5000)), 0u);
   EXPECT_FALSE(fs::exists(marker));
+}
+
+// `jitcache wait` marks each capture it waits for as wanted, again just before it waits for it;
+// a key stored (its build lock let go, which removes the marker) while the wait was on another key
+// was marked again after the fact. Once the wait is over no marker is left (issue 38: it pinned
+// every later helper at full priority). The same two keys, made in the same order (so listed in the
+// same order), settle in both orders: in one of them the key waited for second settled first.
+TEST_F(KeyLockTest, AWaitLeavesNoWantedMarkerForKeysThatSettled) {
+  const fs::path locks = root_ / "cache" / "locks";
+  const Digest128 a{1, 1}, b{2, 2};
+  for (bool a_first : {true, false}) {
+    SCOPED_TRACE(a_first ? "A settles first" : "B settles first");
+    KeyLock mark_a, mark_b;
+    ASSERT_FALSE(store_->mark_capture(a, &mark_a));
+    ASSERT_FALSE(store_->mark_capture(b, &mark_b));
+    std::size_t left = 99;
+    std::thread waiter([&] { left = store_->wait_for_captures(std::chrono::milliseconds(20000)); });
+    const auto marked = [&] { return fs::exists(locks / (a.hex() + ".wanted")) && fs::exists(locks / (b.hex() + ".wanted")); };
+    for (int i = 0; i < 20000 && !marked(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(marked()) << "the wait marks what it waits for";
+    // As a helper ends a capture: the build lock (taking the marker with it), then the capture marker.
+    for (const Digest128* key : a_first ? std::vector{&a, &b} : std::vector{&b, &a}) {
+      KeyLock build;
+      ASSERT_FALSE(store_->lock_key(*key, std::chrono::milliseconds(0), &build));
+      build.release();
+      (key == &a ? mark_a : mark_b).release();
+    }
+    waiter.join();
+    EXPECT_EQ(left, 0u);
+    EXPECT_FALSE(fs::exists(locks / (a.hex() + ".wanted")));
+    EXPECT_FALSE(fs::exists(locks / (b.hex() + ".wanted")));
+  }
 }
 
 // A marker handed to another process stays held by it: the helper adopts what the app sent.

@@ -3,20 +3,22 @@ off: PYOPENCL_NO_CACHE=1), N = argv[1] (default 6), and prints each result's che
 run under jitcache can be compared with a plain run. Many misses in one process: the capture
 helpers must not all run beside it.
 
-The programs are kept alive: when pyopencl releases one, the driver may hand its handle to the
-next program, and a build of such a reused handle was seen uncounted (no lookup at all, with every
-capture mode; see the notes of the capture_default branch)."""
+The programs are kept alive, unless `--release-each` is given: then each kernel and program goes
+right after its enqueue, before the queue ran it, and the driver may hand a released program's
+handle to the next program (issue 37: such builds went unseen)."""
 import sys
 
 import numpy as np
 import pyopencl as cl
 
-count = int(sys.argv[1]) if len(sys.argv) > 1 else 6
+release_each = "--release-each" in sys.argv[1:]
+numbers = [a for a in sys.argv[1:] if not a.startswith("--")]
+count = int(numbers[0]) if numbers else 6
 context = cl.create_some_context(interactive=False)
 queue = cl.CommandQueue(context)
 flags = cl.mem_flags
 x = np.arange(1024, dtype=np.float32)
-programs = []  # kept alive: see the note below
+programs = []  # kept alive unless --release-each: see the note above
 for n in range(count):
     source = """
 __kernel void scale_%d(__global const float* x, __global float* y) {
@@ -25,11 +27,15 @@ __kernel void scale_%d(__global const float* x, __global float* y) {
 }
 """ % (n, n + 2, n)
     program = cl.Program(context, source).build()
-    programs.append(program)
     y = np.empty_like(x)
     x_buffer = cl.Buffer(context, flags.READ_ONLY | flags.COPY_HOST_PTR, hostbuf=x)
     y_buffer = cl.Buffer(context, flags.WRITE_ONLY, y.nbytes)
-    getattr(program, "scale_%d" % n)(queue, x.shape, None, x_buffer, y_buffer)
+    kernel = getattr(program, "scale_%d" % n)
+    kernel(queue, x.shape, None, x_buffer, y_buffer)
+    if release_each:
+        del kernel, program  # before the queue ran it: the driver still holds the kernel
+    else:
+        programs.append(program)
     cl.enqueue_copy(queue, y, y_buffer)
     assert np.array_equal(y, x * (n + 2) + n)
     print("program %d: %.1f" % (n, float(y.sum())))
