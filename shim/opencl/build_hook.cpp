@@ -213,8 +213,12 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   pending->app_user_data = user_data;
 
   PreparedProgram prepared = engine->prepare(inputs_of(*tracked, options));
-  if (!prepared.uncacheable.empty()) {
-    engine->uncacheable(*prepared.inputs, "", prepared.uncacheable);
+  std::string uncacheable = prepared.uncacheable;
+  if (uncacheable.empty() && tracked->kind == ProgramKind::source) {
+    uncacheable = source_build_risk(pending->devices, *tracked->input);
+  }
+  if (!uncacheable.empty()) {
+    engine->uncacheable(*prepared.inputs, "", uncacheable);
     if (cl_program old = registry().replace_shadow(program, nullptr)) next().clReleaseProgram(old);
     return next().clBuildProgram(program, num_devices, device_list, options, pfn_notify, user_data);
   }

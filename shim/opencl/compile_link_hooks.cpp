@@ -128,6 +128,7 @@ cl_int cached_compile(cl_program program, cl_uint num_devices, const cl_device_i
   std::vector<cl_device_id> devices = devices_to_build(program, num_devices, device_list);
   if (unkeyable.empty()) unkeyable = prepared.uncacheable;
   if (unkeyable.empty() && devices.empty()) unkeyable = "program has no devices";
+  if (unkeyable.empty()) unkeyable = source_build_risk(devices, *tracked->input);
   if (!unkeyable.empty()) {
     engine->uncacheable(*prepared.inputs, "", unkeyable);
     registry().set_compiled(program, {}, nullptr);

@@ -186,4 +186,20 @@ std::string binary_read_risk(const std::vector<cl_device_id>& devices, const std
   return {};
 }
 
+std::string source_build_risk(const std::vector<cl_device_id>& devices, const std::string& source) {
+  bool nvidia = false;
+  for (cl_device_id device : devices) nvidia = nvidia || target_of(device, next()).nvidia;
+  if (!nvidia) return {};
+  constexpr std::size_t kLongestName = 255;
+  std::size_t run = 0;
+  for (char c : source) {
+    run = std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? run + 1 : 0;
+    if (run > kLongestName) {
+      return std::string(kNvidiaLongKernelName.name) + ": an identifier is longer than 255 characters (NVIDIA's "
+             "driver corrupts its heap building a kernel of such a name)";
+    }
+  }
+  return {};
+}
+
 }  // namespace jitcache::opencl

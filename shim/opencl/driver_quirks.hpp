@@ -35,6 +35,15 @@ inline constexpr DriverQuirk kPoclLongKernelName{
     "a program with a kernel name of more than 252 bytes is not read back: the build passes "
     "through uncached, with the reason in the trace"};
 
+// NVIDIA's driver corrupts its heap building a program with a kernel name of 300 characters or
+// more (256 is fine): the process aborts later, at some free() ("free(): invalid next size"), or
+// at a query on the program (CL_PROGRAM_KERNEL_NAMES, clCreateKernelsInProgram). Whether the app
+// survives depends on what allocates after the build, so jitcache adds nothing to such a build.
+inline constexpr DriverQuirk kNvidiaLongKernelName{
+    "nvidia-long-kernel-name", "NVIDIA (580.159.04 tested, H200)",
+    "a program whose source holds an identifier of more than 255 characters passes through "
+    "untouched (no lookup of the driver, no capture; uncacheable with the reason in the trace)"};
+
 // PoCL with its kernel cache on (its default) keeps every program it builds: building a program again
 // costs about a load, far less than waiting for a capture helper that is still building it (that
 // build also generates every kernel's code for the binary it stores).
@@ -57,13 +66,17 @@ inline constexpr DriverQuirk kRusticlKernelOrder{
     "not worked around yet: a hit lists the same kernels in the shadow's order; the query-parity "
     "test compares them as a set"};
 
-inline constexpr DriverQuirk kDriverQuirks[] = {kPoclSharedScratchFolder, kPoclLongKernelName,
+inline constexpr DriverQuirk kDriverQuirks[] = {kPoclSharedScratchFolder, kPoclLongKernelName, kNvidiaLongKernelName,
                                                kPoclOwnCacheRebuildsCheaply, kRusticlBinaryBuildOptions,
                                                kRusticlKernelOrder};
 
 // kPoclOwnCacheRebuildsCheaply: whether this device's driver rebuilds a program it built before
 // more cheaply than a capture helper can finish storing it.
 bool rebuilds_cheaply(cl_device_id device);
+
+// kNvidiaLongKernelName: why a build of `source` for `devices` must be left to the driver alone,
+// or empty. Decided from the text (any identifier over 255 characters), before any driver call.
+std::string source_build_risk(const std::vector<cl_device_id>& devices, const std::string& source);
 
 // clCreateProgramWithBinary for cached binaries (one per device), with the load quirks applied.
 cl_program create_program_from_cache(cl_context context, const std::vector<cl_device_id>& devices,

@@ -62,6 +62,7 @@ OpenClTarget describe(cl_device_id device, const NextFunctions& driver) {
   };
   target.name = device_string(driver, device, CL_DEVICE_NAME);
   target.pocl = platform_string(driver, platform, CL_PLATFORM_NAME) == "Portable Computing Language";
+  target.nvidia = platform_string(driver, platform, CL_PLATFORM_NAME) == "NVIDIA CUDA";
   target.identity.device.fields = {
       {"vendor_id", std::to_string(device_value<cl_uint>(driver, device, CL_DEVICE_VENDOR_ID))},
       {"vendor", device_string(driver, device, CL_DEVICE_VENDOR)},

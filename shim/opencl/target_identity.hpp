@@ -15,7 +15,8 @@ namespace jitcache::opencl {
 struct OpenClTarget {
   TargetIdentity identity;
   std::string name;  // for traces
-  bool pocl = false;  // served by PoCL (driver_quirks.hpp)
+  bool pocl = false;    // served by PoCL (driver_quirks.hpp)
+  bool nvidia = false;  // served by NVIDIA's driver (driver_quirks.hpp)
 };
 
 // Asked through `functions` (clGetDeviceInfo, clGetPlatformInfo): the hooks pass next(), the

@@ -11,8 +11,9 @@
 #   CTS_CARRY      carry folder to (re)create (default gpu-build/cts)
 #   CL_LIB_DIR     folder holding libOpenCL.so (default: found through the compiler)
 #   JOBS           make -j value              (default 2)
-#   CTS_STATIC_CXX 1 (default): link libstdc++/libgcc statically, so the binaries only need
-#                  libc/libm and libOpenCL.so.1 on the target machine.
+#   CTS_STATIC_CXX 0 (default): link libstdc++/libgcc_s dynamically: the binaries then need what the
+#                  jitcache library built here needs anyway (glibc 2.34, GLIBCXX_3.4.30);
+#                  1: link them statically (no libstdc++ needed there, but glibc 2.36: arc4random).
 #
 # Needs: cmake, g++, python3, spirv-tools (spirv-as, spirv-val), ocl-icd-opencl-dev.
 # The sources are never modified: the CTS tree is copied into the build folder and patched there
@@ -29,7 +30,7 @@ SPIRV_HEADERS=${3:-${SPIRV_HEADERS:-$ROOT/gpu-build/src/SPIRV-Headers}}
 CTS_BUILD=${CTS_BUILD:-$ROOT/gpu-build/cts-build}
 CTS_CARRY=${CTS_CARRY:-$ROOT/gpu-build/cts}
 JOBS=${JOBS:-2}
-CTS_STATIC_CXX=${CTS_STATIC_CXX:-1}
+CTS_STATIC_CXX=${CTS_STATIC_CXX:-0}
 
 log() { printf '[build_cts] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -168,9 +169,10 @@ for b in test_api test_compiler cl_platforms; do
         log "unexpected shared libraries for $b: $extra"
         bad=1
     fi
-    glibc=$(objdump -T "$CTS_CARRY/$b" 2>/dev/null | grep -oE 'GLIBC_[0-9.]+' | sort -uV | tail -1)
-    log "$b needs at most $glibc"
-    echo "$b: needs ${glibc:-?}; libs: $(ldd "$CTS_CARRY/$b" | awk '{print $1}' | tr '\n' ' ')" >>"$CTS_CARRY/BUILD-INFO.txt"
+    glibc=$(objdump -T "$CTS_CARRY/$b" 2>/dev/null | grep -oE 'GLIBC_[0-9.]+' | sort -uV | tail -1 || true)
+    glibcxx=$(objdump -T "$CTS_CARRY/$b" 2>/dev/null | grep -oE 'GLIBCXX_[0-9.]+' | sort -uV | tail -1 || true)
+    log "$b needs at most $glibc ${glibcxx}"
+    echo "$b: needs ${glibc:-?} ${glibcxx}; libs: $(ldd "$CTS_CARRY/$b" | awk '{print $1}' | tr '\n' ' ')" >>"$CTS_CARRY/BUILD-INFO.txt"
 done
 [ "$bad" = 0 ] || die "the binaries need libraries beyond libOpenCL.so.1 and glibc"
 

@@ -12,6 +12,7 @@ bin=${APPS_BIN:-$repo/gpu-build/apps}
 lib=${JITCACHE_LIB:-$repo/gpu-build/shim/libjitcache.so}
 out=${OUT:-$(mktemp -d)}
 work=$(mktemp -d)
+mkdir -p "$out"
 mkdir -p "$work/icd"
 echo "${GPU_ICD:-libnvidia-opencl.so.1}" > "$work/icd/gpu.icd"
 export OCL_ICD_VENDORS=$work/icd OCL_ICD_FILENAMES=${GPU_ICD:-libnvidia-opencl.so.1}
@@ -23,14 +24,14 @@ declare -A apps=(
   [example]="$bin/opencl_example --kernels $repo/examples/opencl/kernels"
   [release_early]="$bin/opencl_release_early 30"
   [release_early_binary]="$bin/opencl_release_early 30 --binary-between"
-  [context_churn]="$bin/opencl_context_churn 100"
-  [opencv_umat]="python3 $repo/bench/clients/opencv_umat.py"
+  [context_churn]="$bin/opencl_context_churn ${CHURN_ROUNDS:-100}"
+  [opencv_umat]="${PYTHON:-python3} $repo/bench/clients/opencv_umat.py"
 )
 failures=0
 for name in example release_early release_early_binary context_churn opencv_umat; do
   read -r -a argv <<< "${apps[$name]}"
   plain_out=$work/$name.plain
-  env -u LD_PRELOAD -u OPENCL_LAYERS OPENCV_OPENCL_CACHE_ENABLE=0 OPENCV_OPENCL_DEVICE=:GPU: \
+  env -u LD_PRELOAD -u OPENCL_LAYERS OPENCV_OPENCL_CACHE_ENABLE=0 OPENCV_OPENCL_DEVICE=${OPENCV_DEVICE:-:GPU:} \
     "${argv[@]}" > "$plain_out" 2> "$work/$name.plain.err"
   rc=$?
   cache=$work/cache-$name
@@ -39,7 +40,7 @@ for name in example release_early release_early_binary context_churn opencv_umat
     traces=$work/traces-$name-$round
     start=$(date +%s%N)
     env JITCACHE_DIR=$cache JITCACHE_TRACE=1 JITCACHE_TRACE_DIR=$traces LD_PRELOAD=$lib \
-      OPENCV_OPENCL_CACHE_ENABLE=0 OPENCV_OPENCL_DEVICE=:GPU: \
+      OPENCV_OPENCL_CACHE_ENABLE=0 OPENCV_OPENCL_DEVICE=${OPENCV_DEVICE:-:GPU:} \
       "${argv[@]}" > "$work/$name.$round" 2> "$work/$name.$round.err"
     rc=$?
     ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -49,8 +50,11 @@ for name in example release_early release_early_binary context_churn opencv_umat
     line+="; $round rc=$rc ${ms}ms output $same, $verdicts"
   done
   say "$line"
-  [ "$name" = context_churn ] && say "  plain: $(tr '\n' ' ' < "$plain_out") $(grep peak_rss "$work/$name.plain.err")" &&
-    say "  warm:  $(tr '\n' ' ' < "$work/$name.warm") $(grep peak_rss "$work/$name.warm.err")"
+  if [ "$name" = context_churn ]; then
+    for round in plain cold warm; do
+      say "  $round: $(tr '\n' ' ' < "$work/$name.$round") $(grep peak_rss "$work/$name.$round.err")"
+    done
+  fi
 done
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >> "$summary" 2>/dev/null
 say "real apps: $failures failures"
