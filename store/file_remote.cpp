@@ -1,6 +1,7 @@
 #include "store/file_remote.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <mutex>
 
 #include "store/file_ops.hpp"
@@ -21,6 +22,9 @@ struct Lease {
   std::int64_t expires_ms = 0;
 };
 
+// Hosts' clocks differ a little; a lease is trusted no further than this past its TTL.
+constexpr std::int64_t kClockSlackMs = 5000;
+
 // "<token> <expiry ms>"; nullopt for anything else (a lease being written, or garbage).
 std::optional<Lease> parse_lease(std::string_view text) {
   const std::size_t space = text.find(' ');
@@ -30,6 +34,18 @@ std::optional<Lease> parse_lease(std::string_view text) {
   auto [end, error] = std::from_chars(expiry.data(), expiry.data() + expiry.size(), lease.expires_ms);
   if (error != std::errc() || end != expiry.data() + expiry.size()) return std::nullopt;
   return lease;
+}
+
+// Whether a lease file read back (its text, its mtime) holds the key now. A lease expires at most
+// its TTL after it was taken, and a file being written is fresh: one that expires later, or an
+// unreadable one from the future or older than the TTL, is garbage (planted, or a crashed writer's)
+// and holds nothing (issue 36: a lease expiring in 2100 stalled every user of the share).
+bool lease_in_force(const std::string& text, std::int64_t written_s, std::chrono::milliseconds ttl) {
+  const std::int64_t now = now_ms();
+  const std::int64_t longest = ttl.count() + kClockSlackMs;
+  if (std::optional<Lease> lease = parse_lease(text)) return lease->expires_ms > now && lease->expires_ms <= now + longest;
+  const std::int64_t written_ms = written_s * 1000;
+  return written_ms <= now + kClockSlackMs && written_ms + ttl.count() > now;
 }
 
 // The directory, shared with the worker thread (a hung call may outlive the client).
@@ -137,9 +153,7 @@ RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& 
     std::int64_t written_s = 0;
     RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
     if (read.status == RemoteStatus::miss) return dir.create_exclusive(path, text);  // released meanwhile
-    std::optional<Lease> lease = read.status == RemoteStatus::ok ? parse_lease(held) : std::nullopt;
-    const bool being_written = read.status == RemoteStatus::ok && !lease && written_s * 1000 + ttl.count() > now_ms();
-    if ((lease && lease->expires_ms > now_ms()) || being_written) return remote_result(RemoteStatus::miss);
+    if (read.status == RemoteStatus::ok && lease_in_force(held, written_s, ttl)) return remote_result(RemoteStatus::miss);
     // Expired, garbage or planted: taken over (at worst two hosts build at once; both are right).
     (void)dir.remove(path);
     return dir.create_exclusive(path, text);
@@ -147,13 +161,13 @@ RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& 
 }
 
 RemoteResult FileRemote::lease_exists(const Digest128& key) {
-  return run([path = lease_path(key)](SharedDir& dir) {
+  return run([path = lease_path(key), ttl = config_.lease_ttl](SharedDir& dir) {
     std::string held;
-    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held);
+    std::int64_t written_s = 0;
+    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
     if (read.status != RemoteStatus::ok)
       return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
-    std::optional<Lease> lease = parse_lease(held);
-    return !lease || lease->expires_ms > now_ms() ? remote_result(RemoteStatus::ok) : remote_result(RemoteStatus::miss);
+    return lease_in_force(held, written_s, ttl) ? remote_result(RemoteStatus::ok) : remote_result(RemoteStatus::miss);
   });
 }
 

@@ -2,7 +2,9 @@
 
 #include <cstdlib>
 #include <string>
+#include <atomic>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 
@@ -32,6 +34,8 @@ namespace {
 struct Parked {
   std::mutex mutex;
   std::map<cl_program, BuiltProgram> programs;  // each holds one reference of ours
+  std::set<cl_program> released;  // the app let go of these; the driver still held them then
+  std::atomic<bool> any_released{false};
 };
 
 Parked& parked() {
@@ -97,6 +101,7 @@ bool capture_parked(Pick pick) {
     std::lock_guard lock(parked().mutex);
     for (auto it = parked().programs.begin(); it != parked().programs.end();) {
       if (pick(it->second)) {
+        parked().released.erase(it->first);
         picked.push_back(std::move(it->second));
         it = parked().programs.erase(it);
       } else {
@@ -242,6 +247,46 @@ bool is_parked(cl_program program) {
 
 void capture_parked_program(cl_program program) {
   capture_parked([program](const BuiltProgram& built) { return built.program == program; });
+}
+
+namespace {
+
+// Whether the driver holds `program` for nothing but jitcache's parked reference: the commands the
+// app queued with its kernels have run.
+bool only_parked_reference_left(cl_program program) {
+  cl_uint count = 0;
+  return next().clGetProgramInfo(program, CL_PROGRAM_REFERENCE_COUNT, sizeof count, &count, nullptr) == CL_SUCCESS &&
+         count == 1;
+}
+
+}  // namespace
+
+void capture_parked_after_release(cl_program program) {
+  {
+    std::lock_guard lock(parked().mutex);
+    if (!parked().programs.count(program)) return;
+  }
+  if (only_parked_reference_left(program)) {
+    capture_parked_program(program);
+    return;
+  }
+  std::lock_guard lock(parked().mutex);
+  parked().released.insert(program);
+  parked().any_released = true;
+}
+
+void capture_released_parked() {
+  if (!parked().any_released.load(std::memory_order_relaxed)) return;
+  std::vector<cl_program> released;
+  {
+    std::lock_guard lock(parked().mutex);
+    released.assign(parked().released.begin(), parked().released.end());
+  }
+  for (cl_program program : released) {
+    if (only_parked_reference_left(program)) capture_parked_program(program);
+  }
+  std::lock_guard lock(parked().mutex);
+  parked().any_released = !parked().released.empty();
 }
 
 bool is_key_parked(const Digest128& key) {

@@ -44,6 +44,15 @@ bool is_parked(cl_program program);
 // Stores `program` now if it is parked (it is about to be rebuilt, or the app let go of it) and
 // drops the parked reference.
 void capture_parked_program(cl_program program);
+// The app let go of `program` (no reference, no kernel): a parked one is stored now if the driver
+// is done with it too, else once it is (capture_released_parked). The count read here decides when
+// the binary is read, never what is kept: PoCL still runs the commands the app queued with its
+// kernels, and reading the binary generates code beside them (an assertion in PoCL's kernel cache,
+// `pocl_release_dlhandle_cache`, seen when pyopencl released programs before its queue ran).
+void capture_parked_after_release(cl_program program);
+// Stores the programs capture_parked_after_release left for later whose commands have run; cheap
+// when there are none. Called from the app's next release and build calls, and at exit all go.
+void capture_released_parked();
 // Stores every parked program built for `key`; true when there was one (look the key up again).
 // Not a program whose binary queries are answered from its earlier entry: that one is stored only
 // when the app is done with it or rebuilds it (its answers must not change while the app holds it).

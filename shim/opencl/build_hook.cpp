@@ -298,6 +298,7 @@ bool builds_parked_program_again(cl_program program, cl_uint num_devices, const 
 cl_int build_program(cl_program program, cl_uint num_devices, const cl_device_id* device_list, const char* options,
                      BuildNotify pfn_notify, void* user_data) {
   drop_deferred_compile(program);  // a build starts over from the source
+  capture_released_parked();
   try {
     if (builds_parked_program_again(program, num_devices, device_list, options, pfn_notify, user_data)) {
       if (pfn_notify) pfn_notify(program, user_data);

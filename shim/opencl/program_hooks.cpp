@@ -29,7 +29,7 @@ std::string concatenate_sources(cl_uint count, const char** strings, const size_
 // The app's last hold on `program` is gone (no reference, no kernel): what jitcache keeps for it
 // goes. A parked program is stored first (jitcache's own reference keeps it alive for that).
 void forget_released_program(cl_program program) {
-  capture_parked_program(program);  // drops the shim's reference too
+  capture_parked_after_release(program);  // drops the shim's reference once stored
   drop_recorded_answers(program);
   std::optional<TrackedProgram> tracked = registry().forget(program);
   if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
@@ -117,6 +117,7 @@ cl_int retain_program(cl_program program) {
 }
 
 cl_int release_program(cl_program program) {
+  capture_released_parked();
   cl_int status = next().clReleaseProgram(program);
   if (status == CL_SUCCESS && program_released(program) == Hold::gone) forget_released_program(program);
   return status;

@@ -131,6 +131,7 @@ cl_int retain_kernel(cl_kernel kernel) {
 }
 
 cl_int release_kernel(cl_kernel kernel) {
+  capture_released_parked();
   cl_int status = next().clReleaseKernel(kernel);
   if (status == CL_SUCCESS) forget_program_of_released_kernel(kernel_released(kernel));
   return status;

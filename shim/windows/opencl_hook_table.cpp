@@ -1,6 +1,5 @@
 #include "shim/windows/opencl_hook_table.hpp"
 
-#include <array>
 #include <cstring>
 
 #include "shim/opencl/hooks.hpp"
@@ -12,7 +11,7 @@ namespace cl = jitcache::opencl;
 
 // x64 has one calling convention, so the hooks (declared with the API's own signatures) can
 // stand in for the exports directly: the same functions the Linux exports forward to.
-const std::array<Replacement, 22> kOpenClHooks = {{
+const Replacement kOpenClHooks[] = {  // sized by its entries: a spare one would be a null name
     {"clCreateProgramWithSource", reinterpret_cast<void*>(&cl::create_program_with_source)},
     {"clCreateProgramWithIL", reinterpret_cast<void*>(&cl::create_program_with_il)},
     {"clSetProgramSpecializationConstant", reinterpret_cast<void*>(&cl::set_program_specialization_constant)},
@@ -34,7 +33,7 @@ const std::array<Replacement, 22> kOpenClHooks = {{
     {"clCreateContextFromType", reinterpret_cast<void*>(&cl::create_context_from_type)},
     {"clRetainContext", reinterpret_cast<void*>(&cl::retain_context)},
     {"clReleaseContext", reinterpret_cast<void*>(&cl::release_context)},
-}};
+};
 
 }  // namespace
 

@@ -93,27 +93,23 @@ class RealApp : public ::testing::TestWithParam<App> {
     return o;
   }
 
-  RunResult run_plain(const std::string& kernel_cache) {
+  // The reference run, without jitcache. An OpenCL layer logs the app's calls meanwhile, which
+  // changes nothing it computes: the builds of programs from source or IL it counts (not
+  // jitcache's counters) are what each cached run must trace, one lookup or uncacheable record each.
+  RunResult run_plain(const std::string& kernel_cache, int* app_builds) {
     ++runs;
-    return run(GetParam().argv, options(kernel_cache));
-  }
-
-  // The builds of programs from source or IL the app makes, counted by an OpenCL layer in a plain
-  // run (not by jitcache): each must give exactly one trace (a lookup or an uncacheable record).
-  int count_app_builds(const std::string& kernel_cache) {
-    const fs::path log = tmp / "calls";
+    const fs::path log = tmp / ("calls-" + std::to_string(runs));
     RunOptions o = options(kernel_cache);
     o.env["OPENCL_LAYERS"] = CALL_LOG_LAYER;
     o.env["JITCACHE_TEST_CALL_LOG"] = log.string();
     o.unset.erase(std::remove(o.unset.begin(), o.unset.end(), "OPENCL_LAYERS"), o.unset.end());
-    RunResult counted = run(GetParam().argv, o);
-    EXPECT_EQ(counted.exit_code, 0) << counted.err;
+    RunResult plain = run(GetParam().argv, o);
     std::ifstream in(log);
-    int builds = 0;
+    *app_builds = 0;
     for (std::string line; std::getline(in, line);) {
-      builds += line == "build source" || line == "build il" || line == "compile source" || line == "link";
+      *app_builds += line == "build source" || line == "build il" || line == "compile source" || line == "link";
     }
-    return builds;
+    return plain;
   }
 
   CachedRun run_cached(Via via, const fs::path& cache, const std::string& kernel_cache) {
@@ -151,10 +147,10 @@ class RealApp : public ::testing::TestWithParam<App> {
 };
 
 TEST_P(RealApp, OutputUnchangedAndWarmRunAllHitsUnderEveryInjection) {
-  RunResult plain = run_plain("1");
+  int app_builds = 0;
+  RunResult plain = run_plain("1", &app_builds);
   ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
   ASSERT_FALSE(plain.out.empty());
-  const int app_builds = count_app_builds("1");
   for (Via via : {Via::preload, Via::layer, Via::jitcache_run}) cold_then_warm(via, "1", plain, app_builds);
   // PoCL's kernel cache off: every load of a cached binary gets its own scratch folder
   // (driver_quirks.hpp). Through the layer, which sees every app. PoCL's cache setting does not
@@ -213,9 +209,9 @@ std::vector<App> rusticl_apps() {
 }
 
 TEST_P(RusticlApp, OutputUnchangedAndWarmRunAllHits) {
-  RunResult plain = run_plain("1");
+  int app_builds = 0;
+  RunResult plain = run_plain("1", &app_builds);
   ASSERT_EQ(plain.exit_code, 0) << plain.out << plain.err;
-  const int app_builds = count_app_builds("1");
   for (Via via : {Via::preload, Via::layer}) {
     cold_then_warm(via, "1", plain, app_builds);
     EXPECT_NE(cold_device.find("llvmpipe"), std::string::npos) << "not on rusticl: " << cold_device;

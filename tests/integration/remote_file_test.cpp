@@ -193,6 +193,15 @@ TEST_F(SharedDirectory, LeasesAreExclusiveBetweenHostsAndExpire) {
   EXPECT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::miss);
   ASSERT_FALSE(fileops::set_mtime(lease, fileops::now_ns() - std::int64_t{7200} * 1000000000));
   EXPECT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::ok);
+  // Planted (issue 36): a lease expiring in 2100, and garbage with an mtime in 2100, hold nothing:
+  // waiters do not wait for them and the next host takes the key over.
+  write_text(lease, "x 4102444800000");
+  EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::miss);
+  EXPECT_EQ(b.acquire_lease(kKey, "token-b3").status, RemoteStatus::ok);
+  write_text(lease, "garbage");
+  ASSERT_FALSE(fileops::set_mtime(lease, std::int64_t{4102444800} * 1000000000));
+  EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::miss);
+  EXPECT_EQ(b.acquire_lease(kKey, "token-b4").status, RemoteStatus::ok);
 }
 
 TEST_F(SharedDirectory, AMissingDirectoryIsAnErrorNamingIt) {

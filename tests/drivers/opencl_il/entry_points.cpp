@@ -9,7 +9,7 @@
   X(clRetainContext) X(clReleaseContext) X(clGetContextInfo) X(clCreateProgramWithSource)                 \
   X(clCreateProgramWithIL) X(clCreateProgramWithBinary) X(clSetProgramSpecializationConstant)             \
   X(clBuildProgram) X(clGetProgramInfo) X(clGetProgramBuildInfo) X(clRetainProgram) X(clReleaseProgram)   \
-  X(clCreateKernel) X(clGetKernelInfo) X(clRetainKernel) X(clReleaseKernel) X(clGetKernelArgInfo)         \
+  X(clCreateKernel) X(clCreateKernelsInProgram) X(clGetKernelInfo) X(clRetainKernel) X(clReleaseKernel) X(clGetKernelArgInfo)         \
   X(clGetKernelWorkGroupInfo) X(clGetKernelSubGroupInfo)
 
 #define TEST_IL_DECLARE(name) decltype(::name) test_il_##name;

@@ -218,6 +218,19 @@ cl_kernel CL_API_CALL test_il_clCreateKernel(cl_program program, const char* nam
   return kernel;
 }
 
+cl_int CL_API_CALL test_il_clCreateKernelsInProgram(cl_program program, cl_uint num_kernels, cl_kernel* kernels,
+                                                    cl_uint* num_kernels_ret) {
+  if (!program) return CL_INVALID_PROGRAM;
+  if (program->status != CL_BUILD_SUCCESS) return CL_INVALID_PROGRAM_EXECUTABLE;
+  const auto count = static_cast<cl_uint>(program->kernel_names.size());
+  if (kernels && num_kernels < count) return CL_INVALID_VALUE;
+  for (cl_uint i = 0; kernels && i < count; ++i) {
+    kernels[i] = test_il_clCreateKernel(program, program->kernel_names[i].c_str(), nullptr);
+  }
+  if (num_kernels_ret) *num_kernels_ret = count;
+  return CL_SUCCESS;
+}
+
 cl_int CL_API_CALL test_il_clGetKernelInfo(cl_kernel kernel, cl_kernel_info param, size_t size, void* value,
                                            size_t* size_ret) {
   if (!kernel) return CL_INVALID_KERNEL;
