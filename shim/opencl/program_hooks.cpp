@@ -26,24 +26,25 @@ std::string concatenate_sources(cl_uint count, const char** strings, const size_
   return source;
 }
 
-// The app's last hold on `program` is gone (no reference, no kernel): what jitcache keeps for it
-// goes. A parked program is stored first (jitcache's own reference keeps it alive for that).
-void forget_released_program(cl_program program) {
-  capture_parked_after_release(program);  // drops the shim's reference once stored
+// Drops what jitcache recorded for `program`: its record, shadow, answers and deferred compile.
+void drop_record(cl_program program) {
   drop_recorded_answers(program);
   std::optional<TrackedProgram> tracked = registry().forget(program);
   if (tracked && tracked->shadow) next().clReleaseProgram(tracked->shadow);
   if (tracked) release_deferred_compile(tracked->deferred);
 }
 
+// The app's last hold on `program` is gone (no reference, no kernel): what jitcache keeps for it
+// goes. A parked program is stored (jitcache's own reference keeps it alive for that).
+void forget_released_program(cl_program program) {
+  capture_parked_after_release(program);  // drops the shim's reference once stored
+  drop_record(program);
+}
+
 }  // namespace
 
 void program_made(cl_program program) {
-  // Whatever was recorded at this handle belonged to a program the driver has freed.
-  drop_recorded_answers(program);
-  std::optional<TrackedProgram> stale = registry().forget(program);
-  if (stale && stale->shadow) next().clReleaseProgram(stale->shadow);
-  if (stale) release_deferred_compile(stale->deferred);
+  drop_record(program);  // whatever was recorded at this handle belonged to a program the driver freed
   program_created(program);
 }
 

@@ -44,11 +44,6 @@ std::optional<TrackedProgram> ProgramRegistry::find(cl_program program) const {
   return it->second;
 }
 
-bool ProgramRegistry::tracks(cl_program program) const {
-  std::lock_guard lock(state().mutex);
-  return state().programs.count(program) > 0;
-}
-
 void ProgramRegistry::set_spec_constant(cl_program program, cl_uint id, std::string value) {
   std::lock_guard lock(state().mutex);
   auto it = state().programs.find(program);

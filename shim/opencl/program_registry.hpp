@@ -46,7 +46,6 @@ class ProgramRegistry {
  public:
   void track(cl_program program, TrackedProgram tracked);
   std::optional<TrackedProgram> find(cl_program program) const;  // a copy (the source is shared)
-  bool tracks(cl_program program) const;
   void set_spec_constant(cl_program program, cl_uint id, std::string value);
 
   // Installs `shadow` (nullptr: none) for `program`; returns the previous shadow to release.

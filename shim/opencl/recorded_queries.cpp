@@ -120,12 +120,6 @@ void drop_recorded_answers(cl_program program) {
   state().programs.erase(program);
 }
 
-bool has_recorded_answers(cl_program program) {
-  if (!state().any.load(std::memory_order_relaxed)) return false;
-  std::lock_guard lock(state().mutex);
-  return state().programs.count(program) > 0;
-}
-
 bool answer_recorded_build_info(cl_program program, cl_device_id device, cl_program_build_info param, size_t size,
                                 void* value, size_t* size_ret, cl_int& status) {
   if (param != CL_PROGRAM_BUILD_LOG) return false;

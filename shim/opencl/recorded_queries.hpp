@@ -38,7 +38,6 @@ std::shared_ptr<const LazyAnswers> answers_of_hit(Engine& engine, const Lookup& 
 // created from cached binaries (answers valid until its last release).
 void serve_recorded_answers(cl_program program, AnswersByDevice answers, bool via_shadow);
 void drop_recorded_answers(cl_program program);
-bool has_recorded_answers(cl_program program);
 
 // The hooks' side: true when the answer came from the record (`status` is then the result).
 bool answer_recorded_build_info(cl_program program, cl_device_id device, cl_program_build_info param, size_t size,
