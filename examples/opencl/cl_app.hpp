@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace cl_app {
 
@@ -32,6 +33,22 @@ inline std::string read_file(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The device's binary of `source`, built from a program made and released here (test apps that
+// load programs from binaries).
+inline std::vector<unsigned char> binary_of(cl_context context, cl_device_id device, const char* source) {
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &status);
+  check(status, "clCreateProgramWithSource");
+  check(clBuildProgram(program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
+  size_t size = 0;
+  check(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), "binary size");
+  std::vector<unsigned char> binary(size);
+  unsigned char* pointer = binary.data();
+  check(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr), "binaries");
+  check(clReleaseProgram(program), "clReleaseProgram");
+  return binary;
 }
 
 struct FirstDevice {

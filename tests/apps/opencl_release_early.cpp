@@ -25,6 +25,7 @@ namespace {
 constexpr size_t kCount = 64;
 const char* kXor = "__kernel void flip(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] ^ 0x55; }\n";
 
+using cl_app::binary_of;
 using cl_app::check;
 
 std::string source_of(int index) {
@@ -45,20 +46,6 @@ void run_and_release(cl_command_queue queue, cl_device_id device, cl_program pro
   if (finish) check(clFinish(queue), "clFinish");
   check(clReleaseKernel(kernel), "clReleaseKernel");
   check(clReleaseProgram(program), "clReleaseProgram");
-}
-
-std::vector<unsigned char> binary_of(cl_context context, cl_device_id device, const char* source) {
-  cl_int status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &status);
-  check(status, "clCreateProgramWithSource");
-  check(clBuildProgram(program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
-  size_t size = 0;
-  check(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), "binary size");
-  std::vector<unsigned char> binary(size);
-  unsigned char* pointer = binary.data();
-  check(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr), "binaries");
-  check(clReleaseProgram(program), "clReleaseProgram");
-  return binary;
 }
 
 }  // namespace

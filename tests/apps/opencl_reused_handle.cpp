@@ -22,22 +22,9 @@ constexpr size_t kCount = 64;
 const char* kScale = "__kernel void scale(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * 3 + 1; }\n";
 const char* kSquare = "__kernel void square(__global int* d) { size_t i = get_global_id(0); d[i] = d[i] * d[i]; }\n";
 
+using cl_app::binary_of;
 using cl_app::check;
 using cl_app::fail;
-
-std::vector<unsigned char> binary_of(cl_context context, cl_device_id device, const char* source) {
-  cl_int status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(context, 1, &source, nullptr, &status);
-  check(status, "clCreateProgramWithSource");
-  check(clBuildProgram(program, 1, &device, "", nullptr, nullptr), "clBuildProgram");
-  size_t size = 0;
-  check(clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr), "binary size");
-  std::vector<unsigned char> binary(size);
-  unsigned char* pointer = binary.data();
-  check(clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr), "binaries");
-  clReleaseProgram(program);
-  return binary;
-}
 
 long long run_square(cl_context context, cl_command_queue queue, cl_program program) {
   cl_int status = CL_SUCCESS;
