@@ -169,10 +169,20 @@ cl_program create_program_from_cache(cl_context context, const std::vector<cl_de
   return program;
 }
 
+namespace {
+
+// Whether a device of `devices` is served by the driver that `flag` of its target names.
+bool any_device(const std::vector<cl_device_id>& devices, bool OpenClTarget::*flag) {
+  for (cl_device_id device : devices) {
+    if (target_of(device, next()).*flag) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string binary_read_risk(const std::vector<cl_device_id>& devices, const std::vector<std::string>& kernel_names) {
-  bool pocl = false;
-  for (cl_device_id device : devices) pocl = pocl || target_of(device, next()).pocl;
-  if (!pocl) return {};
+  if (!any_device(devices, &OpenClTarget::pocl)) return {};
   // PoCL writes "<kernel name>.so" (pocl_cache_final_binary_path); a file name holds 255 bytes
   // on every file system PoCL's cache lives on (NAME_MAX).
   constexpr std::size_t kLongestName = 255 - 3;
@@ -187,9 +197,7 @@ std::string binary_read_risk(const std::vector<cl_device_id>& devices, const std
 }
 
 std::string source_build_risk(const std::vector<cl_device_id>& devices, const std::string& source) {
-  bool nvidia = false;
-  for (cl_device_id device : devices) nvidia = nvidia || target_of(device, next()).nvidia;
-  if (!nvidia) return {};
+  if (!any_device(devices, &OpenClTarget::nvidia)) return {};
   constexpr std::size_t kLongestName = 255;
   std::size_t run = 0;
   for (char c : source) {

@@ -55,14 +55,15 @@ OpenClTarget describe(cl_device_id device, const NextFunctions& driver) {
     if (std::find(libraries.begin(), libraries.end(), library) == libraries.end()) libraries.push_back(library);
   }
   for (const std::string& library : libraries) compiler.libraries.push_back(identify_library(library));
+  const std::string platform_name = platform_string(driver, platform, CL_PLATFORM_NAME);
   compiler.versions = {
-      {"platform_name", platform_string(driver, platform, CL_PLATFORM_NAME)},
+      {"platform_name", platform_name},
       {"platform_version", platform_string(driver, platform, CL_PLATFORM_VERSION)},
       {"driver_version", device_string(driver, device, CL_DRIVER_VERSION)},
   };
   target.name = device_string(driver, device, CL_DEVICE_NAME);
-  target.pocl = platform_string(driver, platform, CL_PLATFORM_NAME) == "Portable Computing Language";
-  target.nvidia = platform_string(driver, platform, CL_PLATFORM_NAME) == "NVIDIA CUDA";
+  target.pocl = platform_name == "Portable Computing Language";
+  target.nvidia = platform_name == "NVIDIA CUDA";
   target.identity.device.fields = {
       {"vendor_id", std::to_string(device_value<cl_uint>(driver, device, CL_DEVICE_VENDOR_ID))},
       {"vendor", device_string(driver, device, CL_DEVICE_VENDOR)},
