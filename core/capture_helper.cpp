@@ -214,7 +214,7 @@ std::string find_helper_binary() {
   std::string first_refusal;
   for (const std::filesystem::path& candidate : candidates) {
     std::string why;
-    std::optional<std::filesystem::path> trusted = resolve_trusted_file(candidate, TrustedUse::code, &why);
+    std::optional<std::filesystem::path> trusted = resolve_trusted_file(candidate, &why);
     if (trusted && ::access(trusted->c_str(), X_OK) == 0) return trusted->string();
     if (first_refusal.empty()) first_refusal = trusted ? candidate.string() + " is not executable" : why;
   }

@@ -54,7 +54,7 @@ std::string elf_problem(const fileops::File& file, std::uint64_t file_size) {
 
 std::optional<std::filesystem::path> check_loadable_library(const std::filesystem::path& path, std::string* why) {
   fileops::File file;
-  std::optional<std::filesystem::path> resolved = resolve_trusted_file(path, TrustedUse::code, why, &file);
+  std::optional<std::filesystem::path> resolved = resolve_trusted_file(path, why, &file);
   if (!resolved) return std::nullopt;
   fileops::FileInfo info;
   if (auto error = file.info(&info)) {

@@ -1,11 +1,13 @@
 #include "core/settings.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
 
 #include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
+#include "hashing/environment.hpp"
 #include "store/file_ops.hpp"
 #include "store/root_check.hpp"
 
@@ -175,18 +177,45 @@ const char* to_string(SettingOrigin origin) {
 
 namespace {
 
-// One URL: [scheme://][user[:password]@]rest. Credentials end at the last '@', as the URL parser
-// (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden too. Without a ':'
-// the one part is the password: hidden.
+// One URL: [scheme://][user[:password]@]rest. Credentials end at the last '@' before the first
+// '/', as the URL parser (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden
+// too and an '@' in a path is not taken for one. Without a ':' the one part is the password.
+// "scheme:" (RFC 3986: a letter, then letters, digits, '+', '-', '.').
+bool starts_with_scheme(std::string_view text) {
+  const std::size_t colon = text.find(':');
+  if (colon == 0 || colon == std::string_view::npos || !std::isalpha(static_cast<unsigned char>(text[0]))) return false;
+  for (char c : text.substr(0, colon)) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '+' && c != '-' && c != '.') return false;
+  }
+  return true;
+}
+
 std::string redacted_url(std::string_view value) {
   const std::size_t scheme = value.find("://");
   const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
-  const std::size_t at = value.rfind('@');
+  const std::size_t at = value.substr(0, value.find('/', start)).rfind('@');
   if (at == std::string_view::npos || at < start) return std::string(value);
   const std::string_view credentials = value.substr(start, at - start);
   const std::size_t colon = credentials.find(':');
   const std::string user = colon == std::string_view::npos ? "" : std::string(credentials.substr(0, colon));
   return std::string(value.substr(0, start)) + user + ":***" + std::string(value.substr(at));
+}
+
+// env_keys = '*' keys the whole environment: with a remote, every variable (a proxy, a CI job's
+// credentials under names no rule knows) would go to a server others read (issue 36.6). The bare
+// '*' is dropped there, with one warning; names and prefixes stay.
+std::string without_bare_star_beside_a_remote(const std::string& patterns, const std::string& remote,
+                                              std::vector<std::string>* problems) {
+  if (remote.empty()) return patterns;
+  std::vector<std::string> kept = parse_env_patterns(patterns);
+  const auto star = std::remove(kept.begin(), kept.end(), std::string("*"));
+  if (star == kept.end()) return patterns;
+  kept.erase(star, kept.end());
+  problems->push_back("env_keys: a bare '*' with a remote would send every environment variable to it; '*' "
+                      "ignored (name the variables, or their prefixes)");
+  std::string joined;
+  for (const std::string& pattern : kept) joined += (joined.empty() ? "" : ",") + pattern;
+  return joined;
 }
 
 }  // namespace
@@ -195,11 +224,15 @@ std::string redacted_setting(std::string_view key, std::string_view value) {
   if (value.empty()) return std::string(value);
   if (key == "remote_hmac_key" || key == "remote_bearer_token") return "***";
   if (key != "remote") return std::string(value);
-  // Each URL of the list on its own (store/remote_url.hpp: '|' or white space between them).
+  // Each URL of the list on its own (store/remote_url.hpp: '|' or white space between them). A
+  // piece that is no URL means the list was cut inside one, at a raw '|' or blank in a password
+  // (the parser refuses such a list): then the whole value is hidden as one URL, never a piece.
   std::string out;
   for (std::size_t start = 0; start <= value.size();) {
     std::size_t end = std::min(value.find_first_of("| \t\n\r", start), value.size());
-    out += redacted_url(value.substr(start, end - start));
+    const std::string_view piece = value.substr(start, end - start);
+    if (!piece.empty() && !starts_with_scheme(piece)) return redacted_url(value);
+    out += redacted_url(piece);
     if (end < value.size()) out += value[end];
     start = end + 1;
   }
@@ -326,6 +359,7 @@ Settings load_settings(fileops::Dir* checked_root) {
   settings.log_level = parse_log_level(text("log"));
   settings.env_patterns = text("env_keys");
   settings.remote = text("remote");
+  settings.env_patterns = without_bare_star_beside_a_remote(settings.env_patterns, settings.remote, &settings.problems);
   settings.packs = text("packs");
   settings.pack_keys = text("pack_keys");
   settings.label = text("label");

@@ -29,12 +29,12 @@ bool is_own_setting(std::string_view name) {
 }
 
 // Names that hold credentials by convention (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD,
-// MYSQL_PWD, API_KEY): words of the name, split at '_', compared without case. No codegen variable
-// of a driver is named so.
-bool looks_like_a_secret(std::string_view name) {
-  static constexpr std::string_view kAnywhere[] = {"PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "TOKEN",
-                                                   "CREDENTIAL", "APIKEY", "PRIVATE_KEY", "COOKIE"};
-  static constexpr std::string_view kWords[] = {"PASS", "PWD", "KEY", "KEYS", "AUTH", "PAT", "SESSION"};
+// MYSQL_PWD, API_KEY, CI_JOB_JWT, SSHPASS, SENTRY_DSN): words of the name, split at '_', compared
+// without case. No codegen variable of a driver is named so.
+bool name_looks_like_a_secret(std::string_view name) {
+  static constexpr std::string_view kAnywhere[] = {"PASSWORD", "PASSWD", "PASSPHRASE", "SECRET",  "TOKEN",
+                                                   "CREDENTIAL", "APIKEY", "PRIVATE_KEY", "COOKIE", "SSHPASS"};
+  static constexpr std::string_view kWords[] = {"PASS", "PWD", "KEY", "KEYS", "AUTH", "PAT", "SESSION", "JWT", "DSN"};
   std::string upper(name);
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   for (std::string_view part : kAnywhere) {
@@ -52,10 +52,22 @@ bool looks_like_a_secret(std::string_view name) {
   return false;
 }
 
-// A name that looks like a secret is keyed only when a pattern names it whole: a prefix or `*`
-// must not publish tokens to the store, the remote and the traces (issue 28.5).
-bool matches_any(const std::vector<std::string>& patterns, std::string_view name) {
-  const bool secret = looks_like_a_secret(name);
+// A URL with userinfo ("postgres://app:pw@db/x", "http://u:pw@proxy"): the part before the '@',
+// within the authority, is a credential whatever the variable is called.
+bool value_holds_url_credentials(std::string_view value) {
+  for (std::size_t scheme = value.find("://"); scheme != std::string_view::npos;
+       scheme = value.find("://", scheme + 3)) {
+    const std::string_view authority = value.substr(scheme + 3, value.find_first_of("/?# ", scheme + 3) - scheme - 3);
+    if (authority.find('@') != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// A variable that looks like a secret, by its name or its value, is keyed only when a pattern names
+// it whole: a prefix or `*` must not publish credentials to the store, the remote and the traces
+// (issues 28.5 and 36.6).
+bool matches_any(const std::vector<std::string>& patterns, std::string_view name, std::string_view value) {
+  const bool secret = name_looks_like_a_secret(name) || value_holds_url_credentials(value);
   return std::any_of(patterns.begin(), patterns.end(), [name, secret](const std::string& pattern) {
     return pattern == name || (!secret && matches(pattern, name));
   });
@@ -84,7 +96,8 @@ std::vector<NameValue> matching_environment(const std::vector<std::string>& patt
     // "=C:=..." style entries (Windows) and malformed ones without '=' have no usable name.
     if (equals == std::string_view::npos || equals == 0) continue;
     const std::string_view name = text.substr(0, equals);
-    if (!is_own_setting(name) && matches_any(patterns, name)) matched.emplace_back(name, text.substr(equals + 1));
+    const std::string_view value = text.substr(equals + 1);
+    if (!is_own_setting(name) && matches_any(patterns, name, value)) matched.emplace_back(name, value);
   }
   std::sort(matched.begin(), matched.end());
   return matched;

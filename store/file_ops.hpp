@@ -52,9 +52,9 @@ std::error_code check_trusted(const FileInfo& info);
 
 // Refuses a path whose ancestors another user could rename or replace: every ancestor of `path`
 // (as given, and after resolving symlinks) must be owned by this user or root and not writable by
-// others, unless it has the sticky bit (/tmp) and `sticky_ok` (data, not code: see
-// store/trusted_file.hpp). `why` names the offending ancestor.
-std::error_code check_ancestors(const std::filesystem::path& path, std::string* why, bool sticky_ok = true);
+// others, unless it has the sticky bit (/tmp: nobody else may rename or remove what is ours
+// there). `why` names the offending ancestor.
+std::error_code check_ancestors(const std::filesystem::path& path, std::string* why);
 
 // mkdir with mode 0700; succeeds when the directory already exists.
 std::error_code make_private_dir(const std::filesystem::path& path);

@@ -214,7 +214,7 @@ std::error_code stat_nofollow(const std::filesystem::path& path, FileInfo* info)
   return {};
 }
 
-std::error_code check_ancestors(const std::filesystem::path& path, std::string* why, bool sticky_ok) {
+std::error_code check_ancestors(const std::filesystem::path& path, std::string* why) {
   std::error_code error;
   const std::filesystem::path absolute = std::filesystem::absolute(path, error).lexically_normal();
   if (error) return error;
@@ -240,14 +240,14 @@ std::error_code check_ancestors(const std::filesystem::path& path, std::string* 
     }
     const bool foreign = st.st_uid != ::geteuid() && st.st_uid != 0;
     const bool sticky = (st.st_mode & S_ISVTX) != 0;
-    const bool shared = (st.st_mode & 0022) != 0 && !(sticky && sticky_ok);
+    const bool shared = (st.st_mode & 0022) != 0 && !sticky;
     if (foreign || shared) {
       *why = "its parent folder " + folder.string() +
              (foreign ? " belongs to uid " + std::to_string(st.st_uid)
                       : " is writable by other users (mode " + std::to_string((st.st_mode >> 6) & 7) +
                             std::to_string((st.st_mode >> 3) & 7) + std::to_string(st.st_mode & 7) +
-                            (sticky ? ", sticky, which is not enough for a program)" : ", no sticky bit)")) +
-             (sticky_ok ? ": another user could replace the cache folder" : ": another user could replace it");
+                            ", no sticky bit)") +
+             ": another user could replace it";
       return make_error_code(foreign ? TrustError::foreign_owner : TrustError::writable_by_others);
     }
   }

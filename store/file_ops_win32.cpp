@@ -303,7 +303,7 @@ std::error_code File::touch_now() const {
   return {};
 }
 
-std::error_code check_ancestors(const std::filesystem::path&, std::string*, bool) { return {}; }
+std::error_code check_ancestors(const std::filesystem::path&, std::string*) { return {}; }
 
 namespace {
 

@@ -61,7 +61,7 @@ PackTrust load_pack_trust(std::string_view key_files, std::vector<std::string>* 
     fileops::File handle;
     std::string text, error;
     // A key file another user may replace would make their packs trusted: the rule for data.
-    if (!resolve_trusted_file(file, TrustedUse::data, &error, &handle)) {
+    if (!resolve_trusted_file(file, &error, &handle)) {
       warnings->push_back("trusted pack key refused: " + error);
       continue;
     }

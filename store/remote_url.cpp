@@ -37,10 +37,11 @@ std::optional<std::string> percent_decode(std::string_view text) {
   return out;
 }
 
-// "[user]:password@rest" -> credentials into `endpoint`, returns rest. No '@': unchanged.
+// "[user]:password@rest" -> credentials into `endpoint`, returns rest. No '@': unchanged. Userinfo
+// ends before the first '/' (RFC 3986): an '@' in a path is never a password.
 std::optional<std::string_view> take_credentials(std::string_view text, RemoteEndpoint& endpoint,
                                                  std::string* error) {
-  std::size_t at = text.rfind('@');
+  std::size_t at = text.substr(0, text.find('/')).rfind('@');
   if (at == std::string_view::npos) return text;
   std::string_view userinfo = text.substr(0, at);
   std::size_t colon = userinfo.find(':');

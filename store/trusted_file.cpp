@@ -4,7 +4,7 @@
 
 namespace jitcache {
 
-std::optional<std::filesystem::path> resolve_trusted_file(const std::filesystem::path& path, TrustedUse use,
+std::optional<std::filesystem::path> resolve_trusted_file(const std::filesystem::path& path,
                                                           std::string* why, fileops::File* opened) {
   const std::string name = path.string();
   if (!path.is_absolute()) {
@@ -17,11 +17,10 @@ std::optional<std::filesystem::path> resolve_trusted_file(const std::filesystem:
     *why = name + ": " + error.message();
     return std::nullopt;
   }
-  const bool sticky_ok = use == TrustedUse::data;
   std::string problem;
   // Both chains: a symlink's folder decides where it points, the target's folders what it holds.
   for (const std::filesystem::path& chain : {path, resolved}) {
-    if (fileops::check_ancestors(chain, &problem, sticky_ok)) {
+    if (fileops::check_ancestors(chain, &problem)) {
       *why = name + ": " + problem;
       return std::nullopt;
     }

@@ -665,6 +665,22 @@ TEST_F(CaptureHelper, AProgramPlantedWhereABuildTreeInTmpLooksForItsHelperNeverR
   EXPECT_EQ(entry_files(cache).size(), 2u);  // captured in the app, as without a helper
 }
 
+// A clone built under /tmp (its folders ours, /tmp sticky) runs its own helper: nobody else can
+// rename or replace a folder of ours in a sticky /tmp (issue 36 item 8; refused before).
+TEST_F(CaptureHelper, ABuildTreeInAFreshFolderUnderTmpRunsItsOwnHelper) {
+  TempDir clone(fs::temp_directory_path());
+  ASSERT_EQ(::chmod(clone.path().c_str(), 0755), 0);
+  const fs::path shim = clone / "build" / "shim" / "libjitcache.so", helper = clone / "bin" / "jitcache";
+  fs::create_directories(shim.parent_path());
+  fs::create_directories(helper.parent_path());
+  fs::copy_file(JITCACHE_LIBRARY, shim);
+  fs::copy_file(JITCACHE_TOOL, helper);
+  CachedRun first = run_app(example(), {{"LD_PRELOAD", shim.string()}});
+  expect_success(first.result);
+  EXPECT_EQ(occurrences(first.result.err, "jitcache: warning"), 0) << first.result.err;
+  EXPECT_EQ(captured_outside(first), 2) << first.result.err;
+}
+
 // A relative JITCACHE_HELPER was resolved against the app's working directory, silently.
 TEST_F(CaptureHelper, ARelativeHelperPathIsRefusedWithOneWarning) {
   const std::string relative = fs::relative(JITCACHE_TOOL, fs::current_path()).string();

@@ -158,7 +158,8 @@ std::filesystem::path trusted_temp_parent(std::string* why) {
   std::filesystem::permissions(parent, std::filesystem::perms::owner_all);
   for (std::filesystem::path folder = parent;; folder = folder.parent_path()) {
     struct stat st {};
-    if (::stat(folder.c_str(), &st) != 0 || (st.st_uid != ::geteuid() && st.st_uid != 0) || (st.st_mode & 0022)) {
+    if (::stat(folder.c_str(), &st) != 0 || (st.st_uid != ::geteuid() && st.st_uid != 0) ||
+        ((st.st_mode & 0022) && !(st.st_mode & S_ISVTX))) {
       *why = "the build tree's folder " + folder.string() + " may be written by others: no program of it is trusted";
       return {};
     }

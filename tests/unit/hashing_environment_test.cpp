@@ -86,5 +86,20 @@ TEST(MatchingEnvironment, SecretsAreKeyedOnlyWhenListedByTheirFullName) {
   EXPECT_EQ(matching_environment({"NEO*"}).size(), 1u);
 }
 
+// Issue 36.6: credentials under names no rule knew (a DSN, a proxy URL with a password, a CI job's
+// JWT, SSHPASS) were keyed by '*' and so sent with every entry to the remote.
+TEST(MatchingEnvironment, ValuesWithUrlCredentialsAndJwtSshpassDsnNamesAreSecrets) {
+  ::setenv("ENVURL_DATABASE_URL", "postgres://app:pw@db/x", 1);
+  ::setenv("ENVURL_HTTPS_PROXY", "http://u:pw@proxy:3128", 1);
+  ::setenv("ENVURL_CI_JOB_JWT", "eyJ", 1);
+  ::setenv("ENVURL_SSHPASS", "pw", 1);
+  ::setenv("ENVURL_SENTRY_DSN", "x", 1);
+  ::setenv("ENVURL_MIRROR", "https://mirror.example.org/path@v2", 1);  // an '@' in a path: no userinfo
+  std::vector<std::string> found;
+  for (const auto& [name, value] : matching_environment({"ENVURL_*"})) found.push_back(name);
+  EXPECT_EQ(found, std::vector<std::string>{"ENVURL_MIRROR"});
+  EXPECT_EQ(matching_environment({"ENVURL_DATABASE_URL"}).size(), 1u);  // named whole: the user's choice
+}
+
 }  // namespace
 }  // namespace jitcache

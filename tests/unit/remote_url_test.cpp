@@ -102,6 +102,30 @@ TEST(RemoteUrl, TheConfigShowsNoPieceOfAPasswordWithARawAt) {
   }
 }
 
+// Issue 36 item 7: a raw '|' or blank in a password cut the URL into two pieces, and the config
+// showed the first piece's tail of the password; an '@' in a path was read as credentials.
+TEST(RemoteUrl, TheConfigShowsNoPieceOfAPasswordCutByASeparator) {
+  for (const std::string url : {"redis://u:pa|ss@h", "redis://u:pa ss@h", "http://u:sec ret@h/p", "redis://:ab|cd@h"}) {
+    std::string error;
+    EXPECT_FALSE(parse_remote_urls(url, &error)) << url;
+    const std::string shown = redacted_setting("remote", url);
+    for (const char* piece : {"pa", "ss", "sec", "ret", "ab", "cd"}) {
+      EXPECT_EQ(shown.find(std::string(":") + piece), std::string::npos) << url << " shows " << shown;
+      EXPECT_EQ(shown.find(std::string(piece) + "@"), std::string::npos) << url << " shows " << shown;
+    }
+  }
+}
+
+TEST(RemoteUrl, AnAtInAPathIsNeverCredentials) {
+  RemoteEndpoint http = parsed("http://h/path@x");
+  EXPECT_EQ(http.host, "h");
+  EXPECT_EQ(http.path, "/path@x");
+  EXPECT_TRUE(http.password.empty());
+  EXPECT_EQ(redacted_setting("remote", "http://h/path@x"), "http://h/path@x");
+  EXPECT_NE(refusal("redis://h/0@x").find("database"), std::string::npos);  // not host x, password "h/0"
+  EXPECT_EQ(parsed("redis://u:p%2Fw@h/2").password, "p/w");
+}
+
 TEST(RemoteUrl, HttpAndHttpsWithPathPortAndCredentials) {
   RemoteEndpoint plain = parsed("http://cache.example.org/jit/");
   EXPECT_EQ(plain.kind, RemoteEndpoint::Kind::http);

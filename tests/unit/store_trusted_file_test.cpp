@@ -26,8 +26,8 @@ using testing::mapped_end;
 
 
 
-// A private folder next to the test binary (in the build tree: code may be trusted there) and one
-// in /tmp (sticky and open to all: only data may be trusted there).
+// A private folder next to the test binary (in the build tree) and one in /tmp (sticky and open to
+// all).
 class TrustedFile : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -38,7 +38,7 @@ class TrustedFile : public ::testing::Test {
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     here = pattern;
     std::string reason;
-    if (resolve_trusted_file(write(here / "probe", "x"), TrustedUse::code, &reason) == std::nullopt) {
+    if (resolve_trusted_file(write(here / "probe", "x"), &reason) == std::nullopt) {
       GTEST_SKIP() << "the build tree is not a trusted place for code: " << reason;
     }
     pattern = (fs::temp_directory_path() / "trusted-file-XXXXXX").string();
@@ -57,58 +57,60 @@ class TrustedFile : public ::testing::Test {
     return path;
   }
 
-  std::string refusal(const fs::path& path, TrustedUse use) {
+  std::string refusal(const fs::path& path) {
     std::string why;
-    EXPECT_EQ(resolve_trusted_file(path, use, &why), std::nullopt) << path;
+    EXPECT_EQ(resolve_trusted_file(path, &why), std::nullopt) << path;
     return why;
   }
 
   fs::path here, in_tmp;
 };
 
-TEST_F(TrustedFile, AFileOfThisUserInPrivateFoldersIsTrustedForCodeAndData) {
+TEST_F(TrustedFile, AFileOfThisUserInPrivateFoldersIsTrusted) {
   const fs::path file = write(here / "tool", "#!/bin/sh\n", fs::perms(0755));
   std::string why;
-  for (TrustedUse use : {TrustedUse::code, TrustedUse::data}) {
-    EXPECT_EQ(resolve_trusted_file(file, use, &why), fs::canonical(file)) << why;
-  }
+  EXPECT_EQ(resolve_trusted_file(file, &why), fs::canonical(file)) << why;
 }
 
 TEST_F(TrustedFile, ARelativePathIsRefusedWhateverItNames) {
   const fs::path relative = fs::relative(write(here / "key.pem", "k"), fs::current_path());
   ASSERT_TRUE(relative.is_relative());
-  EXPECT_NE(refusal(relative, TrustedUse::data).find("is not an absolute path"), std::string::npos);
+  EXPECT_NE(refusal(relative).find("is not an absolute path"), std::string::npos);
 }
 
 TEST_F(TrustedFile, AFileOthersMayWriteOrAnotherUsersIsRefused) {
   const fs::path open = write(here / "open.pem", "k", fs::perms(0666));
-  EXPECT_NE(refusal(open, TrustedUse::data).find("writable by group or others (mode 0666)"), std::string::npos);
+  EXPECT_NE(refusal(open).find("writable by group or others (mode 0666)"), std::string::npos);
   const fs::path group = write(here / "group.pem", "k", fs::perms(0664));
-  EXPECT_NE(refusal(group, TrustedUse::data).find("(mode 0664)"), std::string::npos);
+  EXPECT_NE(refusal(group).find("(mode 0664)"), std::string::npos);
   const fs::path foreign = write(here / "foreign.pem", "k");
   ASSERT_EQ(::chown(foreign.c_str(), 65534, 65534), 0);
-  EXPECT_NE(refusal(foreign, TrustedUse::data).find("owned by uid 65534"), std::string::npos);
+  EXPECT_NE(refusal(foreign).find("owned by uid 65534"), std::string::npos);
 }
 
 TEST_F(TrustedFile, AFolderOnTheWayThatOthersMayWriteOrOwnIsRefused) {
   fs::create_directory(here / "open");
   fs::permissions(here / "open", fs::perms(0777));
   const fs::path in_open = write(here / "open" / "key.pem", "k");
-  EXPECT_NE(refusal(in_open, TrustedUse::data).find("is writable by other users (mode 777, no sticky bit)"),
-            std::string::npos);
+  const std::string why = refusal(in_open);
+  EXPECT_NE(why.find("is writable by other users (mode 777, no sticky bit)"), std::string::npos);
+  EXPECT_EQ(why.find("cache folder"), std::string::npos) << why;  // a key or a program is no cache (issue 36.7)
   fs::create_directory(here / "theirs");
   const fs::path in_theirs = write(here / "theirs" / "key.pem", "k");
   ASSERT_EQ(::chown((here / "theirs").c_str(), 65534, 65534), 0);
-  EXPECT_NE(refusal(in_theirs, TrustedUse::code).find("belongs to uid 65534"), std::string::npos);
+  EXPECT_NE(refusal(in_theirs).find("belongs to uid 65534"), std::string::npos);
 }
 
-// A sticky folder (/tmp) keeps others from replacing a file that is ours, which is enough for data
-// whose owner is checked, but code is run with all of this user's rights: not from there.
-TEST_F(TrustedFile, ASharedStickyFolderIsEnoughForDataButNotForCode) {
+// A sticky folder (/tmp) keeps others from renaming or removing what is ours (issue 36 item 8: a
+// clone under /tmp runs its own helper); a folder of another user's in it is refused.
+TEST_F(TrustedFile, AStickyFolderIsEnoughButAFolderAnotherUserMadeInItIsNot) {
   const fs::path file = write(in_tmp / "jitcache", "#!/bin/sh\n", fs::perms(0755));
   std::string why;
-  EXPECT_EQ(resolve_trusted_file(file, TrustedUse::data, &why), fs::canonical(file)) << why;
-  EXPECT_NE(refusal(file, TrustedUse::code).find("sticky, which is not enough for a program"), std::string::npos);
+  EXPECT_EQ(resolve_trusted_file(file, &why), fs::canonical(file)) << why;
+  fs::create_directory(in_tmp / "bin");
+  const fs::path planted = write(in_tmp / "bin" / "jitcache", "#!/bin/sh\n", fs::perms(0755));
+  ASSERT_EQ(::chown((in_tmp / "bin").c_str(), 65534, 65534), 0);
+  EXPECT_NE(refusal(planted).find("belongs to uid 65534"), std::string::npos);
 }
 
 // The target is what is checked and returned; the link's folders are checked too.
@@ -116,19 +118,21 @@ TEST_F(TrustedFile, ASymlinkIsResolvedOnceAndBothItsFoldersAreChecked) {
   const fs::path target = write(here / "real-tool", "#!/bin/sh\n", fs::perms(0755));
   fs::create_symlink(target, here / "tool");
   std::string why;
-  EXPECT_EQ(resolve_trusted_file(here / "tool", TrustedUse::code, &why), fs::canonical(target)) << why;
-  fs::create_symlink(target, in_tmp / "tool");
-  EXPECT_NE(refusal(in_tmp / "tool", TrustedUse::code).find("sticky"), std::string::npos);
-  const fs::path elsewhere = write(in_tmp / "real-tool", "#!/bin/sh\n", fs::perms(0755));
-  fs::create_symlink(elsewhere, here / "to-tmp");
-  EXPECT_NE(refusal(here / "to-tmp", TrustedUse::code).find("sticky"), std::string::npos);
+  EXPECT_EQ(resolve_trusted_file(here / "tool", &why), fs::canonical(target)) << why;
+  fs::create_directory(in_tmp / "theirs");
+  fs::create_symlink(target, in_tmp / "theirs" / "tool");
+  ASSERT_EQ(::chown((in_tmp / "theirs").c_str(), 65534, 65534), 0);
+  EXPECT_NE(refusal(in_tmp / "theirs" / "tool").find("belongs to uid 65534"), std::string::npos);
+  const fs::path elsewhere = write(in_tmp / "theirs" / "real-tool", "#!/bin/sh\n", fs::perms(0755));
+  fs::create_symlink(elsewhere, here / "to-theirs");
+  EXPECT_NE(refusal(here / "to-theirs").find("belongs to uid 65534"), std::string::npos);
 }
 
 TEST_F(TrustedFile, AFifoOrAFolderIsRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo((here / "fifo").c_str(), 0600), 0);
-  EXPECT_FALSE(refusal(here / "fifo", TrustedUse::data).empty());
+  EXPECT_FALSE(refusal(here / "fifo").empty());
   fs::create_directory(here / "folder");
-  EXPECT_FALSE(refusal(here / "folder", TrustedUse::data).empty());
+  EXPECT_FALSE(refusal(here / "folder").empty());
 }
 
 // What the loader would map past the end of a file faults (SIGBUS): refused before dlopen.
