@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "store/file_ops.hpp"
+#include "store/hmac_sha256.hpp"
 #include "store/off_thread_call.hpp"
 #include "store/remote_gate.hpp"
 #include "store/signed_entry.hpp"
@@ -25,25 +26,51 @@ struct Lease {
 // Hosts' clocks differ a little; a lease is trusted no further than this past its TTL.
 constexpr std::int64_t kClockSlackMs = 5000;
 
-// "<token> <expiry ms>"; nullopt for anything else (a lease being written, or garbage).
-std::optional<Lease> parse_lease(std::string_view text) {
+// What a signed lease's tag covers: the key too, so a lease is not moved to another key's name.
+std::string lease_tag(const Digest128& key, std::string_view token, std::int64_t expires_ms,
+                      std::string_view hmac_key) {
+  return hmac_sha256_hex(hmac_key, "jclease1 " + key.hex() + " " + std::string(token) + " " + std::to_string(expires_ms));
+}
+
+// "<token> <expiry ms>", and " <tag>" when records are signed.
+std::string lease_text(const Digest128& key, const std::string& token, std::int64_t expires_ms,
+                       std::string_view hmac_key) {
+  std::string text = token + " " + std::to_string(expires_ms);
+  if (!hmac_key.empty()) text += " " + lease_tag(key, token, expires_ms, hmac_key);
+  return text;
+}
+
+// nullopt for anything but lease_text's form: a lease being written, garbage, or (signed) one
+// without a tag that verifies, which a user without the key may have planted (issue 36 item 2).
+std::optional<Lease> parse_lease(std::string_view text, const Digest128& key, std::string_view hmac_key) {
   const std::size_t space = text.find(' ');
   if (space == std::string_view::npos || space == 0) return std::nullopt;
   Lease lease{std::string(text.substr(0, space)), 0};
-  std::string_view expiry = text.substr(space + 1);
-  auto [end, error] = std::from_chars(expiry.data(), expiry.data() + expiry.size(), lease.expires_ms);
-  if (error != std::errc() || end != expiry.data() + expiry.size()) return std::nullopt;
+  std::string_view rest = text.substr(space + 1), tag;
+  if (!hmac_key.empty()) {
+    const std::size_t tag_space = rest.find(' ');
+    if (tag_space == std::string_view::npos) return std::nullopt;
+    tag = rest.substr(tag_space + 1);
+    rest = rest.substr(0, tag_space);
+  }
+  auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), lease.expires_ms);
+  if (error != std::errc() || end != rest.data() + rest.size()) return std::nullopt;
+  if (!hmac_key.empty() && !tags_equal(tag, lease_tag(key, lease.token, lease.expires_ms, hmac_key))) return std::nullopt;
   return lease;
 }
 
 // Whether a lease file read back (its text, its mtime) holds the key now. A lease expires at most
 // its TTL after it was taken, and a file being written is fresh: one that expires later, or an
 // unreadable one from the future or older than the TTL, is garbage (planted, or a crashed writer's)
-// and holds nothing (issue 36: a lease expiring in 2100 stalled every user of the share).
-bool lease_in_force(const std::string& text, std::int64_t written_s, std::chrono::milliseconds ttl) {
+// and holds nothing (issue 36: a lease expiring in 2100 stalled every user of the share). Signed,
+// only a lease whose tag verifies holds: a file being written loses at worst a duplicate build.
+bool lease_in_force(const std::string& text, std::int64_t written_s, std::chrono::milliseconds ttl,
+                    const Digest128& key, std::string_view hmac_key) {
   const std::int64_t now = now_ms();
   const std::int64_t longest = ttl.count() + kClockSlackMs;
-  if (std::optional<Lease> lease = parse_lease(text)) return lease->expires_ms > now && lease->expires_ms <= now + longest;
+  if (std::optional<Lease> lease = parse_lease(text, key, hmac_key))
+    return lease->expires_ms > now && lease->expires_ms <= now + longest;
+  if (!hmac_key.empty()) return false;
   const std::int64_t written_ms = written_s * 1000;
   return written_ms <= now + kClockSlackMs && written_ms + ttl.count() > now;
 }
@@ -143,8 +170,8 @@ RemoteResult FileRemote::save(const Digest128& key, std::string_view binary, con
 }
 
 RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& token) {
-  const std::string text = token + " " + std::to_string(now_ms() + config_.lease_ttl.count());
-  return run([path = lease_path(key), text, ttl = config_.lease_ttl](SharedDir& dir) {
+  const std::string text = lease_text(key, token, now_ms() + config_.lease_ttl.count(), config_.hmac_key);
+  return run([path = lease_path(key), text, ttl = config_.lease_ttl, key, hmac_key = config_.hmac_key](SharedDir& dir) {
     RemoteResult created = dir.create_exclusive(path, text);
     // A directory this user cannot write has no leases (as HTTP): build, and write nothing.
     if (created.status == RemoteStatus::skipped && dir.writes_refused()) return remote_result(RemoteStatus::ok);
@@ -153,7 +180,8 @@ RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& 
     std::int64_t written_s = 0;
     RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
     if (read.status == RemoteStatus::miss) return dir.create_exclusive(path, text);  // released meanwhile
-    if (read.status == RemoteStatus::ok && lease_in_force(held, written_s, ttl)) return remote_result(RemoteStatus::miss);
+    if (read.status == RemoteStatus::ok && lease_in_force(held, written_s, ttl, key, hmac_key))
+      return remote_result(RemoteStatus::miss);
     // Expired, garbage or planted: taken over (at worst two hosts build at once; both are right).
     (void)dir.remove(path);
     return dir.create_exclusive(path, text);
@@ -161,24 +189,25 @@ RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& 
 }
 
 RemoteResult FileRemote::lease_exists(const Digest128& key) {
-  return run([path = lease_path(key), ttl = config_.lease_ttl](SharedDir& dir) {
+  return run([path = lease_path(key), ttl = config_.lease_ttl, key, hmac_key = config_.hmac_key](SharedDir& dir) {
     std::string held;
     std::int64_t written_s = 0;
     RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
     if (read.status != RemoteStatus::ok)
       return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
-    return lease_in_force(held, written_s, ttl) ? remote_result(RemoteStatus::ok) : remote_result(RemoteStatus::miss);
+    return lease_in_force(held, written_s, ttl, key, hmac_key) ? remote_result(RemoteStatus::ok)
+                                                               : remote_result(RemoteStatus::miss);
   });
 }
 
 RemoteResult FileRemote::release_lease(const Digest128& key, const std::string& token) {
-  return run([path = lease_path(key), token](SharedDir& dir) {
+  return run([path = lease_path(key), token, key, hmac_key = config_.hmac_key](SharedDir& dir) {
     if (dir.writes_refused()) return remote_result(RemoteStatus::ok);  // never taken (acquire_lease)
     std::string held;
     RemoteResult read = dir.read(path, kMaxLeaseBytes, &held);
     if (read.status != RemoteStatus::ok)
       return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
-    std::optional<Lease> lease = parse_lease(held);
+    std::optional<Lease> lease = parse_lease(held, key, hmac_key);
     if (!lease || lease->token != token) return remote_result(RemoteStatus::miss);  // expired and re-taken
     return dir.remove(path);
   });

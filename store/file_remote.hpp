@@ -4,7 +4,8 @@
 //
 //   <ns>/<k0k1>/<k2k3>/<key>.entry     an entry: the local store's format 2 file, the HMAC tag in
 //                                      its sidecar when signed (store/signed_entry.hpp)
-//   <ns>/leases/<key>.lease            "<token> <expiry, Unix ms>": the host building the key now
+//   <ns>/leases/<key>.lease            "<token> <expiry, Unix ms>[ <HMAC tag>]": the host building the
+//                                      key now (signed records: an unsigned lease holds nothing)
 //   <ns>/inputs/<32 hex>               an input record ("JCI1" blob, store/remote_programs.hpp)
 //   <ns>/program/<32 hex>              a program summary ("JCP1" blob)
 //

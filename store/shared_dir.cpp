@@ -15,6 +15,7 @@
 #include "store/file_ops.hpp"
 #include "store/remote_store.hpp"
 #include "store/root_check.hpp"
+#include "store/shared_dir_path.hpp"
 
 namespace jitcache {
 namespace {
@@ -169,16 +170,10 @@ RemoteResult SharedDir::check_file(int fd, const std::string& name, std::uint64_
 
 RemoteResult SharedDir::open(const std::string& path, bool signed_records) {
   signed_ = signed_records;
-  path_ = path;
-  Fd fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | kOpenFlags));
-  if (fd.get() < 0) {
-    const int error = errno;
-    if (error == ENOENT) return remote_result(RemoteStatus::miss, path + " does not exist");
-    if (error == ELOOP)
-      return remote_result(RemoteStatus::rejected, path + " is a symbolic link (name the directory it points to)");
-    return remote_result(error == ENOTDIR ? RemoteStatus::rejected : RemoteStatus::error,
-                         path + ": " + errno_text(error));
-  }
+  WalkedDirectory walked;
+  if (RemoteResult reached = open_directory_walked(path, &walked); reached.status != RemoteStatus::ok) return reached;
+  Fd fd(walked.fd);
+  path_ = walked.resolved;  // what gone() looks at again: never through a link
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return remote_result(RemoteStatus::error, path + ": " + errno_text(errno));
   facts_.owner = st.st_uid;
@@ -196,22 +191,19 @@ RemoteResult SharedDir::open(const std::string& path, bool signed_records) {
                                                      "): anyone could plant a binary there; set remote_hmac_key, or "
                                                      "share it with a group (docs/remote.md, Shared directories)");
   }
-  // The folders above: nobody outside the trust may rename or replace the directory.
-  const std::filesystem::path chain(path);
-  for (std::filesystem::path folder = chain.parent_path(); !folder.empty(); folder = folder.parent_path()) {
-    struct stat above {};
-    if (::stat(folder.c_str(), &above) != 0)
-      return remote_result(RemoteStatus::error, folder.string() + ": " + errno_text(errno));
+  // The folders above and those holding a link on the way: nobody outside the trust may rename or
+  // replace the directory.
+  for (const FolderAbove& folder : walked.above) {
+    const struct stat& above = folder.st;
     const bool sticky = (above.st_mode & S_ISVTX) != 0;
     const bool group_ok = facts_.group_shared && above.st_gid == facts_.group;
     if (!signed_ && (!trusted_writer(above.st_uid) ||
                      (!sticky && ((above.st_mode & 0002) || ((above.st_mode & 0020) && !group_ok))))) {
-      return remote_result(RemoteStatus::rejected, "its parent folder " + folder.string() + " (uid " +
+      return remote_result(RemoteStatus::rejected, "its parent folder " + folder.path + " (uid " +
                                                        std::to_string(above.st_uid) + ", mode " +
                                                        octal_mode(above.st_mode) +
                                                        ") lets users outside the directory's trust replace it");
     }
-    if (folder == folder.parent_path()) break;
   }
   if (fd_ >= 0) ::close(fd_);
   fd_ = fd.release();

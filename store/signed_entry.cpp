@@ -12,7 +12,7 @@ std::string compact(const nlohmann::json& sidecar) {
   return sidecar.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-std::string entry_tag(const Digest128& key, std::string_view sidecar_text, std::string_view binary,
+std::string entry_tag_hex(const Digest128& key, std::string_view sidecar_text, std::string_view binary,
                       std::string_view hmac_key) {
   std::string signed_part = "jcentry2-hmac";
   remote_framing::put_digest(signed_part, key);
@@ -20,17 +20,7 @@ std::string entry_tag(const Digest128& key, std::string_view sidecar_text, std::
   remote_framing::put_le(signed_part, binary.size(), 8);
   signed_part += sidecar_text;
   signed_part += binary;
-  return hmac_sha256(hmac_key, signed_part);
-}
-
-std::string hex_bytes(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : bytes) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  return out;
+  return hmac_sha256_hex(hmac_key, signed_part);
 }
 
 }  // namespace
@@ -43,7 +33,7 @@ std::string encode_shared_entry(const Digest128& key, std::string_view binary, c
     // Signed over the text a reader will rebuild: the JSON as parsed back (invalid UTF-8 replaced).
     const nlohmann::json reparsed = parse_untrusted_json(compact(stored));
     stored = reparsed.is_object() ? reparsed : nlohmann::json::object();
-    const std::string tag = hex_bytes(entry_tag(key, compact(stored), binary, hmac_key));
+    const std::string tag = entry_tag_hex(key, compact(stored), binary, hmac_key);
     stored[kEntryTagMember] = tag;
   }
   return store_detail::encode_entry(key, compact(stored), binary);
@@ -60,7 +50,7 @@ RemoteResult check_shared_entry(const Digest128& key, std::string bytes, std::st
   sidecar.erase(kEntryTagMember);
   if (!hmac_key.empty()) {
     if (tag.empty()) return remote_result(RemoteStatus::bad_hmac, "entry is not signed");
-    if (!tags_equal(tag, hex_bytes(entry_tag(key, compact(sidecar), bytes, hmac_key)))) {
+    if (!tags_equal(tag, entry_tag_hex(key, compact(sidecar), bytes, hmac_key))) {
       return remote_result(RemoteStatus::bad_hmac, "entry's HMAC tag does not verify with this key");
     }
   }

@@ -204,6 +204,67 @@ TEST_F(SharedDirectory, LeasesAreExclusiveBetweenHostsAndExpire) {
   EXPECT_EQ(b.acquire_lease(kKey, "token-b4").status, RemoteStatus::ok);
 }
 
+// Issue 36 item 1: a share named through a link another user owns. Each prefix was stat()ed, which
+// follows links: the link's owner pointed it at his own folder, whose owner the share then trusted,
+// and his binary was served. A link of this user's (or root's) is still followed.
+TEST_F(SharedDirectory, AShareIsNeverReachedThroughAnotherUsersLink) {
+  if (!is_root()) GTEST_SKIP() << "giving a link to another user needs root";
+  const uid_t outsider = uid_of("daemon");
+  if (outsider == static_cast<uid_t>(-1)) GTEST_SKIP() << "needs the 'daemon' user";
+  ASSERT_EQ(FileRemote(config()).save(kKey, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
+  // His folder, with a share in it holding his binary at our key's name.
+  const fs::path theirs = tmp / "theirs", links = tmp / "links";
+  const fs::path planted = theirs / "shared" / FileRemote(config()).record_path(kKey);
+  fs::create_directories(planted.parent_path());
+  fs::create_directories(links);
+  write_text(planted, encode_shared_entry(kKey, "planted", nlohmann::json::object(), ""));
+  for (fs::path folder = planted; folder != tmp.path(); folder = folder.parent_path())
+    ASSERT_EQ(::lchown(folder.c_str(), outsider, static_cast<gid_t>(-1)), 0);
+
+  // JITCACHE_REMOTE=file://<tmp>/links/link/shared, with `link` his and pointing at his folder.
+  fs::create_symlink(theirs, links / "link");
+  ASSERT_EQ(::lchown((links / "link").c_str(), outsider, static_cast<gid_t>(-1)), 0);
+  RemoteConfig through_theirs = config();
+  through_theirs.endpoint.path = (links / "link" / "shared").string();
+  RemoteResult refused = FileRemote(through_theirs).load(kKey);
+  EXPECT_NE(refused.status, RemoteStatus::ok) << "served " << refused.binary;
+  EXPECT_NE(refused.reason.find("symbolic link owned by uid " + std::to_string(outsider)), std::string::npos)
+      << refused.reason;
+
+  fs::create_symlink(tmp.path(), links / "mine");  // this user's (root's) link: followed
+  RemoteConfig through_ours = config();
+  through_ours.endpoint.path = (links / "mine" / "shared").string();
+  RemoteResult hit = FileRemote(through_ours).load(kKey);
+  ASSERT_EQ(hit.status, RemoteStatus::ok) << hit.reason;
+  EXPECT_EQ(hit.binary, "ours");
+}
+
+// Issue 36 item 2: in a world-writable signed share a user without the key planted leases within
+// their TTL, again and again: every cold miss of every user waited for them. Signed, a lease holds
+// only when its tag verifies.
+TEST_F(SharedDirectory, InASignedShareOnlyASignedLeaseHoldsAKey) {
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  FileRemote a(config("team-secret")), b(config("team-secret"));
+  ASSERT_EQ(a.acquire_lease(kKey, "token-a").status, RemoteStatus::ok);
+  EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::ok);
+  EXPECT_EQ(b.acquire_lease(kKey, "token-b").status, RemoteStatus::miss);
+  const fs::path lease = shared / a.lease_path(kKey);
+  const std::string signed_text = read_text(lease);
+  // Planted: a fresh, unsigned lease; a signed one copied from another key; a tag of another key.
+  const std::int64_t soon_ms = fileops::now_ns() / 1000000 + 10000;
+  for (const std::string& planted : {"x " + std::to_string(soon_ms), "x " + std::to_string(soon_ms) + " 00",
+                                     std::string("")}) {
+    write_text(lease, planted);
+    EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::miss) << planted;
+  }
+  ASSERT_EQ(b.acquire_lease(kNeighbour, "token-n").status, RemoteStatus::ok);
+  write_text(lease, read_text(shared / b.lease_path(kNeighbour)));
+  EXPECT_EQ(a.lease_exists(kKey).status, RemoteStatus::miss);
+  ASSERT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::ok);  // taken over
+  EXPECT_NE(read_text(lease).find("token-b2"), std::string::npos);
+  EXPECT_NE(signed_text.find("token-a "), std::string::npos);
+}
+
 TEST_F(SharedDirectory, AMissingDirectoryIsAnErrorNamingIt) {
   fs::remove(shared);
   RemoteResult missing = FileRemote(config()).load(kKey);
