@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "store/entry_file.hpp"
 #include "store/file_ops.hpp"
 #include "store/hmac_sha256.hpp"
 #include "store/off_thread_call.hpp"
@@ -153,7 +154,10 @@ RemoteResult FileRemote::load(const Digest128& key) {
   return run(
       [key, path = record_path(key), hmac_key = config_.hmac_key, cap = config_.max_reply_bytes](SharedDir& dir) {
         std::string bytes;
-        RemoteResult read = dir.read(path, cap, &bytes);
+        const SharedDir::HeadCheck header{store_detail::kEntryHeaderBytes, [key](std::string_view head, std::uint64_t size) {
+                                            return check_shared_entry_header(key, head, size);
+                                          }};
+        RemoteResult read = dir.read(path, cap, &bytes, nullptr, &header);
         if (read.status != RemoteStatus::ok) return read;
         return check_shared_entry(key, std::move(bytes), hmac_key);
       });

@@ -268,27 +268,43 @@ RemoteResult SharedDir::open_file(const std::string& relative, int* fd, std::uin
   return remote_result(RemoteStatus::ok);
 }
 
-RemoteResult SharedDir::read(const std::string& relative, std::uint64_t max_bytes, std::string* bytes,
-                             std::int64_t* mtime_s) const {
-  int raw = -1;
-  std::uint64_t size = 0;
-  if (RemoteResult opened = open_file(relative, &raw, &size, mtime_s); opened.status != RemoteStatus::ok) return opened;
-  Fd file(raw);
-  if (size > max_bytes) {
-    return remote_result(RemoteStatus::error, relative + ": " + std::to_string(size) + " bytes, larger than " +
-                                                  std::to_string(max_bytes) + " bytes: refused unread");
-  }
-  bytes->resize(static_cast<std::size_t>(size));
-  std::size_t done = 0;
+namespace {
+
+// Fills `bytes` from `from` on (its size says how much); shorter when the file shrank meanwhile.
+RemoteResult read_range(int fd, std::size_t from, std::string* bytes, const std::string& name) {
+  std::size_t done = from;
   while (done < bytes->size()) {
-    ssize_t got = ::pread(file.get(), bytes->data() + done, bytes->size() - done, static_cast<off_t>(done));
+    ssize_t got = ::pread(fd, bytes->data() + done, bytes->size() - done, static_cast<off_t>(done));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return remote_result(RemoteStatus::error, "reading " + relative + ": " + errno_text(errno));
+    if (got < 0) return remote_result(RemoteStatus::error, "reading " + name + ": " + errno_text(errno));
     if (got == 0) break;  // shortened while read: the record's own checks refuse it
     done += static_cast<std::size_t>(got);
   }
   bytes->resize(done);
   return remote_result(RemoteStatus::ok);
+}
+
+}  // namespace
+
+RemoteResult SharedDir::read(const std::string& relative, std::uint64_t max_bytes, std::string* bytes,
+                             std::int64_t* mtime_s, const HeadCheck* head) const {
+  int raw = -1;
+  std::uint64_t size = 0;
+  if (RemoteResult opened = open_file(relative, &raw, &size, mtime_s); opened.status != RemoteStatus::ok) return opened;
+  Fd file(raw);
+  if (size > max_bytes) {
+    return remote_result(RemoteStatus::corrupt, relative + ": " + std::to_string(size) + " bytes, larger than " +
+                                                    std::to_string(max_bytes) + " bytes: refused unread");
+  }
+  std::size_t read_first = 0;
+  if (head) {
+    bytes->resize(static_cast<std::size_t>(std::min<std::uint64_t>(head->bytes, size)));
+    if (RemoteResult got = read_range(file.get(), 0, bytes, relative); got.status != RemoteStatus::ok) return got;
+    if (RemoteResult accepted = head->accept(*bytes, size); accepted.status != RemoteStatus::ok) return accepted;
+    read_first = bytes->size();
+  }
+  bytes->resize(static_cast<std::size_t>(size));
+  return read_range(file.get(), read_first, bytes, relative);
 }
 
 RemoteResult SharedDir::size_of(const std::string& relative, std::uint64_t* size) const {

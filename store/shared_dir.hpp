@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -51,12 +52,20 @@ class SharedDir {
   // The directory was removed (or replaced) since it was opened.
   bool gone() const;
 
+  // What a file must start with before the rest of it is read: its first `bytes` (fewer when the
+  // file is shorter) and its size go to `accept`, whose refusal is the read's result. A record
+  // whose header does not match its size costs one small read, never the whole file (issue 36.4).
+  struct HeadCheck {
+    std::size_t bytes = 0;
+    std::function<RemoteResult(std::string_view head, std::uint64_t size)> accept;
+  };
   // A whole file below the directory ("a/b/name"): ok with its bytes; miss when it or a folder on
   // the way is absent; corrupt when one of them fails the trust rule (a planted link, FIFO, hard
-  // link, another user's file); error past `max_bytes` or on an I/O error.
+  // link, another user's file), when it is over `max_bytes` (refused unread: that file's fault,
+  // not the directory's) or when `head` refuses it; error on an I/O error.
   // `mtime_s`: when it was last written.
   RemoteResult read(const std::string& relative, std::uint64_t max_bytes, std::string* bytes,
-                    std::int64_t* mtime_s = nullptr) const;
+                    std::int64_t* mtime_s = nullptr, const HeadCheck* head = nullptr) const;
   // The size of a trusted file (ok), or miss.
   RemoteResult size_of(const std::string& relative, std::uint64_t* size) const;
   // tmp file + rename, creating the folders on the way (as shared as the directory). skipped

@@ -39,6 +39,14 @@ std::string encode_shared_entry(const Digest128& key, std::string_view binary, c
   return store_detail::encode_entry(key, compact(stored), binary);
 }
 
+RemoteResult check_shared_entry_header(const Digest128& key, std::string_view head, std::uint64_t size) {
+  std::string why;
+  std::optional<store_detail::EntryHeader> header = store_detail::decode_entry_header(head, size, &why);
+  if (!header) return remote_result(RemoteStatus::corrupt, why);
+  if (header->key != key) return remote_result(RemoteStatus::corrupt, "the entry names another key");
+  return remote_result(RemoteStatus::ok);
+}
+
 RemoteResult check_shared_entry(const Digest128& key, std::string bytes, std::string_view hmac_key) {
   std::string why;
   store_detail::EntryHeader header;

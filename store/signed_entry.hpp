@@ -25,6 +25,10 @@ inline constexpr const char* kEntryTagMember = "remote_hmac";
 std::string encode_shared_entry(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
                                 std::string_view hmac_key);
 
+// Whether the first bytes of a file of `size` bytes are the header of an entry of `key` whose
+// lengths add up to that size: ok, or corrupt before the rest is read (a planted 270 MiB file).
+RemoteResult check_shared_entry_header(const Digest128& key, std::string_view head, std::uint64_t size);
+
 // ok with binary and sidecar (without the tag); corrupt (header, checksums, key, JSON) or
 // bad_hmac (with a key: unsigned, or a tag that does not verify).
 RemoteResult check_shared_entry(const Digest128& key, std::string bytes, std::string_view hmac_key);

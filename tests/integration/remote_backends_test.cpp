@@ -185,7 +185,9 @@ TEST_P(RemoteBackends, ARecordOverTheReplyCapIsRefusedNotRead) {
   capped.max_reply_bytes = 1 << 20;
   backend->replace(capped, kKey, std::string(8 << 20, 'x'));
   RemoteResult loaded = client(capped)->load(kKey);
-  EXPECT_EQ(loaded.status, RemoteStatus::error) << loaded.reason;
+  // A server's reply is the server's; a file in a share is that key's record only (issue 36.4).
+  const bool one_file = backend->url().starts_with("file:");
+  EXPECT_EQ(loaded.status, one_file ? RemoteStatus::corrupt : RemoteStatus::error) << loaded.reason;
   EXPECT_NE(loaded.reason.find("larger than"), std::string::npos) << loaded.reason;
 }
 

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "store/file_ops.hpp"
 #include "store/file_remote.hpp"
 #include "store/signed_entry.hpp"
@@ -263,6 +265,49 @@ TEST_F(SharedDirectory, InASignedShareOnlyASignedLeaseHoldsAKey) {
   ASSERT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::ok);  // taken over
   EXPECT_NE(read_text(lease).find("token-b2"), std::string::npos);
   EXPECT_NE(signed_text.find("token-a "), std::string::npos);
+}
+
+// Bytes this process has read through read(2)/pread(2), all threads (/proc/self/io).
+std::uint64_t bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string name;
+  std::uint64_t value = 0;
+  while (io >> name >> value) {
+    if (name == "rchar:") return value;
+  }
+  return 0;
+}
+
+// Issue 36 item 4: a huge file at one key's name was read whole by every process (and over the
+// reply cap it was a remote-wide error: the remote was skipped for the back-off, the file never
+// replaced). Its header is read first; a file that is not a whole entry of that key is the key's
+// corrupt, and the remote goes on serving the other keys.
+TEST_F(SharedDirectory, AFileThatIsNoEntryOfItsKeyIsRefusedByItsHeaderAndCostsOnlyThatKey) {
+  FileRemote remote(config());
+  ASSERT_EQ(remote.save(kNeighbour, "neighbour", nlohmann::json::object()).status, RemoteStatus::ok);
+  fs::create_directories(entry_of(kKey).parent_path());
+  write_text(entry_of(kKey), std::string(8 << 20, 'x'));
+  const std::uint64_t before = bytes_read_so_far();
+  RemoteResult junk = remote.load(kKey);
+  EXPECT_EQ(junk.status, RemoteStatus::corrupt) << junk.reason;
+  EXPECT_LT(bytes_read_so_far() - before, 1u << 20) << "the whole file was read";
+
+  // A valid entry of another key, copied under this key's name: refused by its header too.
+  write_text(entry_of(kKey), encode_shared_entry(kNeighbour, std::string(4 << 20, 'n'), nlohmann::json::object(), ""));
+  const std::uint64_t before_copy = bytes_read_so_far();
+  EXPECT_EQ(remote.load(kKey).status, RemoteStatus::corrupt);
+  EXPECT_LT(bytes_read_so_far() - before_copy, 1u << 20);
+
+  RemoteConfig capped = config();
+  capped.max_reply_bytes = 1 << 20;
+  FileRemote small(capped);
+  write_text(entry_of(kKey), std::string(2 << 20, 'x'));
+  EXPECT_EQ(small.load(kKey).status, RemoteStatus::corrupt);
+  RemoteResult other = small.load(kNeighbour);  // the remote is not skipped for the back-off
+  ASSERT_EQ(other.status, RemoteStatus::ok) << other.reason;
+  EXPECT_EQ(other.binary, "neighbour");
+  ASSERT_EQ(small.save(kKey, "rebuilt", nlohmann::json::object()).status, RemoteStatus::ok);  // replaced
+  EXPECT_EQ(small.load(kKey).binary, "rebuilt");
 }
 
 TEST_F(SharedDirectory, AMissingDirectoryIsAnErrorNamingIt) {
