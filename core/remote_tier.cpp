@@ -97,11 +97,23 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
     remotes.push_back(tiers->open_remote(std::move(config)));
   }
   log_info("remote tier: " + names + (read_only ? " (read-only)" : ""));
-  return std::make_unique<RemoteTier>(std::move(remotes), read_only, lease_wait);
+  return std::make_unique<RemoteTier>(std::move(remotes), read_only, lease_wait,
+                                      backfills(raw(settings, "remote_backfill"), !raw(settings, "remote_hmac_key").empty()));
 }
 
-RemoteTier::RemoteTier(std::vector<std::unique_ptr<RemoteClient>> remotes, bool read_only, milliseconds lease_wait)
-    : remotes_(std::move(remotes)), read_only_(read_only), lease_wait_(lease_wait) {}
+// A later remote's hit copied into an earlier one is trusted there by everyone who uses only that
+// one: unsigned, it would launder a server they never chose into theirs (issue 36.5). So by
+// default only a record whose tag verified with the key every remote shares; `all` opts in.
+bool RemoteTier::backfills(const std::string& setting, bool signed_records) {
+  if (setting == "all") return true;
+  if (setting == "off") return false;
+  if (setting != "signed") log_warning("remote setting ignored: remote_backfill: not signed, all or off: '" + setting + "'");
+  return signed_records;
+}
+
+RemoteTier::RemoteTier(std::vector<std::unique_ptr<RemoteClient>> remotes, bool read_only, milliseconds lease_wait,
+                       bool backfill)
+    : remotes_(std::move(remotes)), read_only_(read_only), backfill_(backfill), lease_wait_(lease_wait) {}
 
 RemoteResult RemoteTier::load_in_order(const Digest128& key, bool note_rejects, std::size_t* served_by) {
   RemoteResult first;
@@ -263,7 +275,7 @@ void RemoteTier::publish(const Digest128& key, std::string_view binary, const nl
 void RemoteTier::backfill(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
                           const nlohmann::json& remote) {
   const std::size_t served_by = remote.is_object() ? remote.value("remote", std::size_t{0}) : 0;
-  if (read_only_ || served_by == 0 || served_by >= remotes_.size()) return;
+  if (read_only_ || !backfill_ || served_by == 0 || served_by >= remotes_.size()) return;
   for (std::size_t i = 0; i < served_by; ++i) {
     RemoteResult saved = remotes_[i]->save(key, binary, sidecar);
     if (saved.status == RemoteStatus::ok) count(counter::remote_backfill);

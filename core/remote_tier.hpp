@@ -40,7 +40,8 @@ class RemoteTier {
                std::string_view inputs = {});
 
   // A hit from a later remote, loaded by the driver: written to the earlier ones (unless
-  // read-only), so that the next host finds it on the first. `remote`: lookup.remote.
+  // read-only, or remote_backfill says no), so that the next host finds it on the first.
+  // `remote`: lookup.remote.
   void backfill(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar,
                 const nlohmann::json& remote);
 
@@ -50,7 +51,8 @@ class RemoteTier {
   // Whether this process holds the key's lease: other nodes may be waiting for its record.
   bool holds_lease(const Digest128& key);
 
-  RemoteTier(std::vector<std::unique_ptr<RemoteClient>> remotes, bool read_only, std::chrono::milliseconds lease_wait);
+  RemoteTier(std::vector<std::unique_ptr<RemoteClient>> remotes, bool read_only, std::chrono::milliseconds lease_wait,
+             bool backfill);
 
  private:
   // Counts a failed or skipped call and warns about it once per kind.
@@ -60,9 +62,12 @@ class RemoteTier {
   // first remote's answer; the others' failures are noted here (`note_rejects`: corrupt ones too).
   RemoteResult load_in_order(const Digest128& key, bool note_rejects, std::size_t* served_by);
   RemoteClient& leader() { return *remotes_.front(); }  // leases: the first remote only
+  // Whether later remotes' hits go to the earlier ones (the remote_backfill setting).
+  static bool backfills(const std::string& setting, bool signed_records);
 
   std::vector<std::unique_ptr<RemoteClient>> remotes_;
   bool read_only_;
+  bool backfill_;
   std::chrono::milliseconds lease_wait_;
   std::mutex leases_mutex_;
   std::map<std::string, std::string> leases_;  // key hex -> token of a lease this process holds

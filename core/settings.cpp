@@ -54,6 +54,9 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0", "read the remote but never write it or take build leases"},
     {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
      "secret shared by the nodes: records are signed, unsigned or forged ones are refused"},
+    {"remote_backfill", "JITCACHE_REMOTE_BACKFILL", "signed",
+     "several remotes: copy a later remote's hit into the earlier ones: signed (only records whose HMAC tag "
+     "verified), all, or off"},
     {"remote_prefix", "JITCACHE_REMOTE_PREFIX", "jitcache", "namespace of this cache's keys on the server"},
     {"remote_bearer_token", "JITCACHE_REMOTE_BEARER_TOKEN", "",
      "HTTP(S) remotes: sent as \"Authorization: Bearer <token>\" (instead of the URL's user:password)"},

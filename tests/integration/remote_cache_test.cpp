@@ -420,7 +420,9 @@ TEST_F(RemoteCache, HungHttpServerCostsOneTimeoutThenIsSkipped) {
 }
 
 // Item 3 of issue 30: JITCACHE_REMOTE="redis://...|https://...". A hit from the second remote is
-// written back to the first (after the driver loaded it), so the next host finds it there.
+// written back to the first (after the driver loaded it), so the next host finds it there: when
+// the record was signed, or the user opts in (issue 36.5: unsigned, it laundered a server the
+// first remote's other users never chose into theirs).
 TEST_F(RemoteCache, SeveralRemotesAreAskedInOrderAndALaterHitFillsTheEarlierOne) {
   RedisServer redis;
   NginxServer http;
@@ -430,7 +432,13 @@ TEST_F(RemoteCache, SeveralRemotesAreAskedInOrderAndALaterHitFillsTheEarlierOne)
   EXPECT_TRUE(records(redis).empty());
 
   const std::string both = redis.url() + "|" + http.url();
-  MachineRun b = run_on("b", both);
+  MachineRun unsigned_hit = run_on("b0", both);
+  expect_correct(unsigned_hit, plain);
+  EXPECT_EQ(unsigned_hit.verdicts["hit"], 2);
+  EXPECT_EQ(counter(stats("b0"), "remote_backfills"), 0);
+  EXPECT_TRUE(records(redis).empty()) << "an unsigned hit of the second remote was copied into the first";
+
+  MachineRun b = run_on("b", both, {{"JITCACHE_REMOTE_BACKFILL", "all"}});
   expect_correct(b, plain);
   EXPECT_EQ(b.verdicts["hit"], 2);
   for (const auto& trace : b.traces) {
@@ -450,6 +458,16 @@ TEST_F(RemoteCache, SeveralRemotesAreAskedInOrderAndALaterHitFillsTheEarlierOne)
   expect_correct(d, plain);
   EXPECT_EQ(records(redis, "other").size(), 2u);
   EXPECT_EQ(http_records(http).size(), 4u);
+
+  // Signed records: a hit whose tag verified is backfilled by default.
+  const std::map<std::string, std::string> signing = {{"JITCACHE_REMOTE_HMAC_KEY", "cluster-secret"},
+                                                      {"JITCACHE_REMOTE_PREFIX", "signed"}};
+  expect_correct(run_on("e", http.url(), signing), plain);
+  MachineRun f = run_on("f", both, signing);
+  expect_correct(f, plain);
+  EXPECT_EQ(f.verdicts["hit"], 2);
+  EXPECT_EQ(counter(stats("f"), "remote_backfills"), 2);
+  EXPECT_EQ(records(redis, "signed").size(), 2u);
 }
 
 // ---- file:// (a shared directory; docs/remote.md, "Shared directories") -----------------------
