@@ -27,7 +27,8 @@ const WaitNotice kLeaseWait{WaitKind::remote_lease, "another node building the s
                             "JITCACHE_REMOTE_LEASE_WAIT"};
 
 std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
-std::atomic<bool> g_write_skip_noted{false};  // a remote that takes no writes (read-only): one note
+std::atomic<bool> g_write_skip_noted{false};
+std::atomic<bool> g_notice_warned{false};  // RemoteResult::notice: one warning per process  // a remote that takes no writes (read-only): one note
 
 std::string raw(const Settings& settings, const char* key) {
   auto it = settings.raw.find(key);
@@ -135,6 +136,7 @@ RemoteResult RemoteTier::load_in_order(const Digest128& key, bool note_rejects, 
 }
 
 void RemoteTier::note(const RemoteResult& result, const char* during) {
+  if (!result.notice.empty() && !g_notice_warned.exchange(true)) log_warning("remote: " + result.notice);
   const char* name = nullptr;
   switch (result.status) {
     case RemoteStatus::ok:
@@ -245,7 +247,7 @@ void RemoteTier::publish(const Digest128& key, std::string_view binary, const nl
   for (const std::unique_ptr<RemoteClient>& remote : remotes_) {
     RemoteResult saved = remote->save(key, binary, sidecar);
     if (saved.status == RemoteStatus::ok) stored.push_back(remote.get());
-    else note(saved, "write");
+    note(saved, "write");
   }
   if (!stored.empty()) count(counter::remote_store);
   abandon(key);  // the record is there (or could not be written): the lease has done its job

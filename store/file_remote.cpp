@@ -80,7 +80,7 @@ bool lease_in_force(const std::string& text, std::int64_t written_s, std::chrono
 struct DirHolder {
   std::mutex mutex;
   std::string path;
-  bool signed_records = false;
+  std::string hmac_key;
   std::unique_ptr<SharedDir> dir;
 
   // The open directory, opened at first use and again after a call that failed there (it may
@@ -88,7 +88,7 @@ struct DirHolder {
   RemoteResult get(SharedDir** out) {
     if (!dir) {
       auto fresh = std::make_unique<SharedDir>();
-      RemoteResult opened = fresh->open(path, signed_records);
+      RemoteResult opened = fresh->open(path, hmac_key);
       if (opened.status == RemoteStatus::miss) {
         return remote_result(RemoteStatus::error,
                              opened.reason + " (create it for the team: docs/remote.md, Shared directories)");
@@ -113,7 +113,7 @@ FileRemote::FileRemote(RemoteConfig config) : config_(std::move(config)), state_
   namespace_path_ = remote_namespace(config_);
   for (char& c : namespace_path_) c = c == ':' ? '/' : c;
   state_->holder->path = config_.endpoint.path;
-  state_->holder->signed_records = !config_.hmac_key.empty();
+  state_->holder->hmac_key = config_.hmac_key;
 }
 
 FileRemote::~FileRemote() = default;
@@ -140,6 +140,7 @@ RemoteResult FileRemote::run(std::function<RemoteResult(SharedDir&)> work) {
       SharedDir* dir = nullptr;
       if (RemoteResult opened = holder->get(&dir); opened.status != RemoteStatus::ok) return opened;
       RemoteResult done = work(*dir);
+      if (done.notice.empty()) done.notice = dir->obstruction();
       // A miss in a directory removed under us is the directory's loss, not the key's.
       if (done.status == RemoteStatus::miss && dir->gone()) {
         done = remote_result(RemoteStatus::error, holder->path + " was removed or replaced (unmounted?)");
@@ -285,8 +286,9 @@ RemoteResult FileRemote::fetch_inputs(const Digest128& digest) {
 
 RemoteResult FileRemote::survey(SharedDirFacts* facts) {
   auto seen = std::make_shared<SharedDirFacts>();
-  RemoteResult surveyed = run([seen](SharedDir& dir) {
+  RemoteResult surveyed = run([seen, ns = namespace_path_](SharedDir& dir) {
     *seen = dir.facts();
+    seen->obstructed = dir.obstructed_folders(ns);
     return remote_result(RemoteStatus::ok);
   });
   if (surveyed.status == RemoteStatus::ok) *facts = *seen;  // else the worker may still be in it

@@ -59,6 +59,7 @@ const char* to_string(RemoteStatus status);
 struct RemoteResult {
   RemoteStatus status = RemoteStatus::skipped;
   std::string reason;  // for everything but ok / miss
+  std::string notice;  // whatever the status: something the user should hear of (one warning)
   std::string binary;  // load hit
   nlohmann::json sidecar;
 

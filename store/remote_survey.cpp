@@ -64,7 +64,7 @@ RemoteResult survey_remote(RemoteStore& store, std::size_t max_calls, RemoteSurv
     }
     cursor = next;
   }
-  return RemoteResult{RemoteStatus::ok, {}, {}, {}};
+  return remote_result(RemoteStatus::ok);
 }
 
 }  // namespace jitcache

@@ -13,6 +13,7 @@
 #include <filesystem>
 
 #include "store/file_ops.hpp"
+#include "store/hmac_sha256.hpp"
 #include "store/remote_store.hpp"
 #include "store/root_check.hpp"
 #include "store/shared_dir_path.hpp"
@@ -168,8 +169,9 @@ RemoteResult SharedDir::check_file(int fd, const std::string& name, std::uint64_
   return remote_result(RemoteStatus::ok);
 }
 
-RemoteResult SharedDir::open(const std::string& path, bool signed_records) {
-  signed_ = signed_records;
+RemoteResult SharedDir::open(const std::string& path, const std::string& hmac_key) {
+  signed_ = !hmac_key.empty();
+  hmac_key_ = hmac_key;
   WalkedDirectory walked;
   if (RemoteResult reached = open_directory_walked(path, &walked); reached.status != RemoteStatus::ok) return reached;
   Fd fd(walked.fd);
@@ -226,11 +228,12 @@ RemoteResult SharedDir::open_folder(const std::string& relative, bool create, in
     if (step == "." || step == "..")
       return remote_result(RemoteStatus::error, "'" + relative + "' leaves the directory");
     walked += (walked.empty() ? "" : "/") + step;
-    int next = ::openat(folder.get(), step.c_str(), O_RDONLY | O_DIRECTORY | kOpenFlags);
+    const std::string name = usable_name(folder.get(), step, walked);
+    int next = ::openat(folder.get(), name.c_str(), O_RDONLY | O_DIRECTORY | kOpenFlags);
     if (next < 0 && errno == ENOENT && create) {
       // As shared as the directory: its group (a setgid directory passes it on by itself), its bits.
-      if (::mkdirat(folder.get(), step.c_str(), 0700) != 0 && errno != EEXIST) return write_refused(errno, walked);
-      next = ::openat(folder.get(), step.c_str(), O_RDONLY | O_DIRECTORY | kOpenFlags);
+      if (::mkdirat(folder.get(), name.c_str(), 0700) != 0 && errno != EEXIST) return write_refused(errno, walked);
+      next = ::openat(folder.get(), name.c_str(), O_RDONLY | O_DIRECTORY | kOpenFlags);
       struct stat st {};
       if (next >= 0 && ::fstat(next, &st) == 0 && st.st_uid == fileops::current_user()) {
         if (facts_.group_shared && st.st_gid != facts_.group)
@@ -245,6 +248,51 @@ RemoteResult SharedDir::open_folder(const std::string& relative, bool create, in
   }
   *out = folder.release();
   return remote_result(RemoteStatus::ok);
+}
+
+std::string SharedDir::in_the_way(int parent_fd, const std::string& name, const std::string& walked) const {
+  struct stat st {};
+  if (::fstatat(parent_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
+  if (S_ISDIR(st.st_mode) && ::faccessat(parent_fd, name.c_str(), W_OK | X_OK, AT_EACCESS) == 0) return {};
+  return walked + " (uid " + std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) +
+         (S_ISDIR(st.st_mode) ? ")" : ", not a folder)");
+}
+
+std::string SharedDir::usable_name(int parent_fd, const std::string& name, const std::string& walked) const {
+  if (!signed_ || !facts_.writable) return name;  // a reader that cannot write follows the writers' names
+  const std::string blocked = in_the_way(parent_fd, name, walked);
+  if (blocked.empty()) return name;
+  // Unknown to whoever lacks the key until a holder makes it, and then (sticky) not theirs to move.
+  const std::string second = name + "." + hmac_sha256_hex(hmac_key_, "jcfolder1 " + walked).substr(0, 16);
+  if (obstruction_.empty()) {
+    obstruction_ = path_ + "/" + blocked + " was made by someone this user cannot write after: its records go to " +
+                   second + " instead (its owner or root should remove it: docs/remote.md, Shared directories)";
+  }
+  return second;
+}
+
+std::vector<std::string> SharedDir::obstructed_folders(const std::string& folder_name) const {
+  std::vector<std::string> found;
+  if (!signed_ || !facts_.writable) return found;
+  Fd folder(::fcntl(fd_, F_DUPFD_CLOEXEC, 0));
+  std::string walked;
+  for (const std::string& step : steps(folder_name)) {
+    walked += (walked.empty() ? "" : "/") + step;
+    if (std::string blocked = in_the_way(folder.get(), step, walked); !blocked.empty()) found.push_back(blocked);
+    const int next = ::openat(folder.get(), usable_name(folder.get(), step, walked).c_str(),
+                              O_RDONLY | O_DIRECTORY | kOpenFlags);
+    if (next < 0) return found;
+    folder.reset(next);
+  }
+  std::vector<std::string> names;
+  constexpr std::size_t kMaxNames = 300;  // 256 shard folders, leases, inputs, program and a few
+  if (list(folder_name, kMaxNames, &names).status != RemoteStatus::ok) return found;
+  for (const std::string& name : names) {
+    if (name.find('.') != std::string::npos) continue;  // a second name, or a tmp file
+    if (std::string blocked = in_the_way(folder.get(), name, walked + "/" + name); !blocked.empty())
+      found.push_back(blocked);
+  }
+  return found;
 }
 
 RemoteResult SharedDir::open_parent(const std::string& relative, bool create, int* fd, std::string* name) const {

@@ -7,7 +7,10 @@
 // members of its group. A file or folder is believed only when one of them owns it and nobody else
 // can write it (no write bit for others; a group write bit only for the directory's own group). A
 // directory anyone may write is refused, unless records are signed (remote_hmac_key): then the tag,
-// not the owner, says who wrote a record, and only kinds, links and sizes are checked.
+// not the owner, says who wrote a record, and only kinds, links and sizes are checked. There a
+// folder someone made first that this user cannot write (an outsider's `mkdir -m 755 jitcache`)
+// would turn publishing off for good: its records go to a second name instead, one that only
+// holders of the key can tell (the folder's name + "." + 16 hex of an HMAC), with a notice.
 // Writes are a uniquely named tmp file renamed into place (atomic on a local file system and on
 // an NFS server); nothing here takes a POSIX lock.
 #pragma once
@@ -35,6 +38,9 @@ struct SharedDirFacts {
   bool world_writable = false;
   bool writable = false;  // this user may create files there (access(W_OK))
   std::uint64_t free_bytes = 0;
+  // Signed and writable: folders of the namespace this user cannot write ("jitcache (uid 1001,
+  // mode 0755)"), whose records go to their second name (SharedDir::obstructed_folders).
+  std::vector<std::string> obstructed;
 };
 
 class SharedDir {
@@ -46,7 +52,8 @@ class SharedDir {
 
   // Opens `path` (absolute) and decides who is trusted there. ok; miss when it does not exist;
   // rejected (with the reason) when it or a folder above it is open to untrusted writers.
-  RemoteResult open(const std::string& path, bool signed_records);
+  // `hmac_key`: records are signed with it (empty: not signed).
+  RemoteResult open(const std::string& path, const std::string& hmac_key);
   bool is_open() const { return fd_ >= 0; }
   const SharedDirFacts& facts() const { return facts_; }
   // The directory was removed (or replaced) since it was opened.
@@ -79,6 +86,11 @@ class SharedDir {
   // Removes tmp files a crashed writer left in `folder` (older than `age`, by the file's mtime).
   void sweep_tmp(const std::string& folder, std::chrono::seconds age) const;
   bool writes_refused() const { return writes_refused_; }
+  // The first folder found in another's way since open (SharedDir's comment), as a notice; "".
+  const std::string& obstruction() const { return obstruction_; }
+  // For `jitcache doctor`: the folders of `folder` (its own steps and the folders in it, at most
+  // 300) that are in the way, as SharedDirFacts::obstructed describes them.
+  std::vector<std::string> obstructed_folders(const std::string& folder) const;
 
   // What a tmp file's name holds between a final name and its random part.
   static constexpr std::string_view kTmpMarker = ".tmp-";
@@ -94,11 +106,18 @@ class SharedDir {
   RemoteResult check_folder(int fd, const std::string& name) const;
   RemoteResult check_file(int fd, const std::string& name, std::uint64_t* size, std::int64_t* mtime_s = nullptr) const;
   bool trusted_writer(std::uint64_t uid) const;
+  // The name to use for `name` in the folder `parent_fd` (`walked`: its path below the directory):
+  // itself, or its second name when it is in the way (signed, writable share only).
+  std::string usable_name(int parent_fd, const std::string& name, const std::string& walked) const;
+  // "<walked> (uid N, mode M)" when `name` in `parent_fd` exists and this user cannot write it.
+  std::string in_the_way(int parent_fd, const std::string& name, const std::string& walked) const;
   RemoteResult write_refused(int error, const std::string& what) const;
 
   int fd_ = -1;
   std::string path_;
   bool signed_ = false;
+  std::string hmac_key_;
+  mutable std::string obstruction_;
   SharedDirFacts facts_;
   std::uint64_t identity_ = 0;
   mutable bool writes_refused_ = false;

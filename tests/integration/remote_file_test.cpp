@@ -3,6 +3,7 @@
 // a world-writable one, tmp files of crashed writers, and leases between hosts. Root is needed to
 // give files to other users; those cases are skipped without it.
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
 
 #include "store/file_ops.hpp"
 #include "store/file_remote.hpp"
@@ -265,6 +267,54 @@ TEST_F(SharedDirectory, InASignedShareOnlyASignedLeaseHoldsAKey) {
   ASSERT_EQ(b.acquire_lease(kKey, "token-b2").status, RemoteStatus::ok);  // taken over
   EXPECT_NE(read_text(lease).find("token-b2"), std::string::npos);
   EXPECT_NE(signed_text.find("token-a "), std::string::npos);
+}
+
+// Runs `body` in a child process as `uid` (root bypasses permissions: what another user meets needs
+// another user), with a watchdog; its exit status, or 128 + signal.
+int as_user(uid_t uid, const std::function<int()>& body) {
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::alarm(30);
+    if (::setgid(uid) != 0 || ::setuid(uid) != 0) ::_exit(99);
+    ::_exit(body());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+// Issue 36 item 3: before anyone used a signed world-writable share, another user made the folder
+// its records go in (mkdir -m 755 jitcache): nothing was ever published again, with a note at info
+// level only and `doctor` saying ok. The records go to a second name, with one notice, and the
+// survey (`doctor`) names the folder.
+TEST_F(SharedDirectory, AFolderAnOutsiderMadeFirstDoesNotStopPublishing) {
+  if (!is_root()) GTEST_SKIP() << "acting as two other users needs root";
+  const uid_t outsider = uid_of("daemon"), member = uid_of("nobody");
+  if (outsider == static_cast<uid_t>(-1) || member == static_cast<uid_t>(-1))
+    GTEST_SKIP() << "needs the 'daemon' and 'nobody' users";
+  ASSERT_EQ(::chmod(tmp.path().c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  fs::create_directory(shared / "jitcache");
+  ASSERT_EQ(::chown((shared / "jitcache").c_str(), outsider, outsider), 0);
+  ASSERT_EQ(::chmod((shared / "jitcache").c_str(), 0755), 0);
+
+  const RemoteConfig signing = config("team-secret");
+  EXPECT_EQ(as_user(member, [&] {
+              FileRemote remote(signing);
+              RemoteResult saved = remote.save(kKey, "published", nlohmann::json::object());
+              if (saved.status != RemoteStatus::ok) return 1;
+              if (saved.notice.find("jitcache (uid " + std::to_string(outsider)) == std::string::npos) return 2;
+              RemoteResult loaded = FileRemote(signing).load(kKey);
+              if (loaded.status != RemoteStatus::ok || loaded.binary != "published") return 3;
+              SharedDirFacts facts;
+              if (remote.survey(&facts).status != RemoteStatus::ok) return 4;
+              if (facts.obstructed.empty() || facts.obstructed[0].find("jitcache") != 0) return 5;
+              return 0;
+            }),
+            0)
+      << "1: not published, 2: no notice, 3: not read back, 4/5: the survey does not name the folder";
+  EXPECT_TRUE(fs::is_empty(shared / "jitcache"));
 }
 
 // Bytes this process has read through read(2)/pread(2), all threads (/proc/self/io).

@@ -366,6 +366,14 @@ void check_shared_directory(const RemoteConfig& config, bool read_only, const st
     out->push_back({check + " directory", "warn", where + " has the sticky bit",
                     "stale leases and tmp files of other users cannot be removed: chmod -t " + where});
   }
+  if (!facts.obstructed.empty()) {
+    std::string folders;
+    for (const std::string& folder : facts.obstructed) folders += (folders.empty() ? "" : ", ") + folder;
+    out->push_back({check + " folders", "fail",
+                    "in " + where + ", made by someone else and not writable by this user: " + folders +
+                        "; this user's records go to second names there, which users of other versions do not read",
+                    "the folder's owner or root removes it (docs/remote.md, Shared directories)"});
+  }
   if (!facts.writable && !read_only) {
     out->push_back({check + " writes", "warn", "this user cannot write " + where + ": hits are served, nothing is stored",
                     "JITCACHE_REMOTE_READ_ONLY=1 says so, or add this user to the directory's group"});
