@@ -1,5 +1,6 @@
 #include "core/remote_tier.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
@@ -67,8 +68,17 @@ std::string remote_configs_from(const Settings& settings, std::vector<RemoteConf
       std::min<std::uint64_t>(settings.max_entry_size, std::uint64_t{1} << 40) + kRecordOverhead);
   if (config.prefix.empty()) config.prefix = "jitcache";
   if (config.lease_ttl.count() == 0) config.lease_ttl = milliseconds(1000);
-  for (RemoteEndpoint& endpoint : *endpoints) {
-    config.endpoint = std::move(endpoint);
+  for (std::size_t i = 0; i < endpoints->size(); ++i) {
+    // The same remote twice would be asked twice per miss and backfilled from itself: once.
+    const std::string name = (*endpoints)[i].redacted();
+    auto same = std::find_if(configs->begin(), configs->end(),
+                             [&](const RemoteConfig& earlier) { return earlier.endpoint.redacted() == name; });
+    if (same != configs->end()) {
+      error += std::string(error.empty() ? "" : "; ") + "remote " + std::to_string(i + 1) + " (" + name +
+               ") is listed before: asked once";
+      continue;
+    }
+    config.endpoint = std::move((*endpoints)[i]);
     configs->push_back(config);
   }
   return error;

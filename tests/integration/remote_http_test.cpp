@@ -62,6 +62,14 @@ TEST(RemoteHttp, HttpsTrustsOnlyTheConfiguredCertificate) {
   system_cas.ca_file.clear();  // the system's CAs do not vouch for a self-signed certificate
   RemoteResult refused = HttpRemote(system_cas).load(kKey);
   EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
+
+  // The trusted certificate, but for another name (it names 127.0.0.1; asked as localhost): refused.
+  std::string url = server.url();
+  url.replace(url.find("127.0.0.1"), 9, "localhost");
+  RemoteResult other_name = HttpRemote(config_for(url, server)).load(kKey);
+  EXPECT_EQ(other_name.status, RemoteStatus::rejected) << other_name.reason;
+  EXPECT_NE(other_name.reason.find("name"), std::string::npos) << other_name.reason;  // not a refused connection
+  EXPECT_TRUE(other_name.binary.empty());
 }
 
 TEST(RemoteHttp, AServerThatRefusesWritesStillServesReads) {

@@ -1,5 +1,6 @@
-// env_keys beside a remote (core/settings.cpp): a bare '*' would send the whole environment with
-// every entry to a server others read (issue 36.6).
+// The settings of a remote: env_keys beside one (core/settings.cpp: a bare '*' would send the whole
+// environment with every entry to a server others read, issue 36.6), and a remote listed twice
+// (core/remote_tier.cpp).
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/remote_tier.hpp"
 #include "core/settings.hpp"
 
 namespace jitcache {
@@ -14,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class EnvKeysSettings : public ::testing::Test {
+class RemoteSettings : public ::testing::Test {
  protected:
   fs::path tmp = [] {
     std::string pattern = (fs::temp_directory_path() / "jitcache-env-keys-XXXXXX").string();
@@ -31,7 +33,7 @@ class EnvKeysSettings : public ::testing::Test {
   }
 };
 
-TEST_F(EnvKeysSettings, ABareStarIsDroppedWithOneWarningWhenARemoteIsSet) {
+TEST_F(RemoteSettings, ABareStarIsDroppedWithOneWarningWhenARemoteIsSet) {
   ::setenv("JITCACHE_ENV_KEYS", "POCL_*,*,MY_FLAG", 1);
   ::setenv("JITCACHE_REMOTE", "http://cache.example.org/jit", 1);
   const Settings settings = load_settings();
@@ -39,11 +41,23 @@ TEST_F(EnvKeysSettings, ABareStarIsDroppedWithOneWarningWhenARemoteIsSet) {
   EXPECT_EQ(warnings_about_star(settings), 1);
 }
 
-TEST_F(EnvKeysSettings, ABareStarStaysWithoutARemote) {
+TEST_F(RemoteSettings, ABareStarStaysWithoutARemote) {
   ::setenv("JITCACHE_ENV_KEYS", "*", 1);
   const Settings settings = load_settings();
   EXPECT_EQ(settings.env_patterns, "*");
   EXPECT_EQ(warnings_about_star(settings), 0);
+}
+
+TEST_F(RemoteSettings, ARemoteListedTwiceIsAskedOnceWithAWarning) {
+  ::setenv("JITCACHE_REMOTE", "file:///srv/jit|http://cache.example.org/jit file:///srv/jit/", 1);
+  std::vector<RemoteConfig> configs;
+  bool read_only = false;
+  std::chrono::milliseconds lease_wait{0};
+  const std::string problem = remote_configs_from(load_settings(), &configs, &read_only, &lease_wait);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(configs[0].endpoint.path, "/srv/jit");
+  EXPECT_EQ(configs[1].endpoint.host, "cache.example.org");
+  EXPECT_NE(problem.find("remote 3 (file:///srv/jit) is listed before"), std::string::npos) << problem;
 }
 
 }  // namespace
