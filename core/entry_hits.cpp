@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
+#include "store/json_file.hpp"
 
 namespace jitcache {
 namespace {
@@ -21,30 +21,10 @@ EntryHits g_pending;
 std::filesystem::path hits_file(const std::filesystem::path& root) { return root / "entry_hits.json"; }
 std::filesystem::path hits_lock(const std::filesystem::path& root) { return root / "entry_hits.lock"; }
 
-EntryHits parse(const std::filesystem::path& root) {
-  EntryHits hits;
-  fileops::File file;
-  std::string text;
-  if (fileops::File::open_read(hits_file(root), &file) || file.read_all(&text, kMaxFileBytes)) return hits;
-  nlohmann::json json = parse_untrusted_json(text);
-  if (!json.is_object()) return hits;
-  for (const auto& [key, value] : json.items()) {
-    if (value.is_number_integer()) hits[key] = value.get<std::int64_t>();
-  }
-  return hits;
-}
+EntryHits parse(const std::filesystem::path& root) { return read_integer_members(hits_file(root), kMaxFileBytes); }
 
 bool write(const std::filesystem::path& root, const EntryHits& hits) {
-  std::filesystem::path tmp = hits_file(root);
-  tmp += ".tmp." + std::to_string(fileops::current_process_id());
-  (void)fileops::remove_file(tmp);
-  fileops::File file;
-  if (fileops::File::create_exclusive(tmp, &file) || file.write_all(nlohmann::json(hits).dump() + "\n")) {
-    (void)fileops::remove_file(tmp);
-    return false;
-  }
-  file.close();
-  return !fileops::rename_replace(tmp, hits_file(root));
+  return write_file_atomically(hits_file(root), nlohmann::json(hits).dump() + "\n");
 }
 
 }  // namespace

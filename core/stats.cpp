@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/long_wait.hpp"
-#include "hashing/bounded_json.hpp"
 #include "store/file_ops.hpp"
+#include "store/json_file.hpp"
 
 namespace jitcache {
 namespace {
@@ -37,32 +37,10 @@ class StatsLock {
 // Far above any real counter file; a bigger one (or a FIFO, a device) is ignored, never waited on.
 constexpr std::uint64_t kMaxStatsBytes = 1 << 20;
 
-CounterMap parse(const std::filesystem::path& file) {
-  CounterMap counters;
-  fileops::File opened;
-  std::string text;
-  if (fileops::File::open_read(file, &opened) || opened.read_all(&text, kMaxStatsBytes)) return counters;
-  nlohmann::json json = parse_untrusted_json(text);
-  if (!json.is_object()) return counters;
-  for (const auto& [name, value] : json.items()) {
-    if (value.is_number_integer()) counters[name] = value.get<std::int64_t>();
-  }
-  return counters;
-}
+CounterMap parse(const std::filesystem::path& file) { return read_integer_members(file, kMaxStatsBytes); }
 
-// A temp file of exactly 0600 (the store's exclusive, no-follow creation: the umask does not
-// widen it), renamed over the counters.
 bool write_atomically(const std::filesystem::path& file, const CounterMap& counters) {
-  std::filesystem::path tmp = file;
-  tmp += ".tmp." + std::to_string(fileops::current_process_id());
-  (void)fileops::remove_file(tmp);
-  fileops::File out;
-  if (fileops::File::create_exclusive(tmp, &out) || out.write_all(nlohmann::json(counters).dump(2) + "\n")) {
-    (void)fileops::remove_file(tmp);
-    return false;
-  }
-  out.close();
-  return !fileops::rename_replace(tmp, file);
+  return write_file_atomically(file, nlohmann::json(counters).dump(2) + "\n");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "core/log.hpp"
 #include "hashing/digest.hpp"
 #include "store/file_ops.hpp"
+#include "store/json_file.hpp"
 
 namespace jitcache {
 namespace {
@@ -35,27 +36,6 @@ bool is_temporary_name(const std::string& name) {
   return name.size() > 4 && name.compare(name.size() - 4, 4, ".tmp") == 0;
 }
 
-// A new file, exclusively created (never through a symlink, never reusing another's file), 0600,
-// renamed into place so a reader never sees half a record.
-bool write_file(const fs::path& path, std::string_view bytes) {
-  fs::path tmp = path;
-  tmp += "." + std::to_string(fileops::current_process_id()) + ".tmp";
-  {
-    fileops::File file;
-    if (fileops::File::create_exclusive(tmp, &file)) return false;
-    if (file.write_all(bytes)) {
-      file.close();
-      fileops::remove_file(tmp);
-      return false;
-    }
-  }
-  if (fileops::rename_replace(tmp, path)) {
-    fileops::remove_file(tmp);
-    return false;
-  }
-  return true;
-}
-
 // Creates the folder privately if missing, then checks it like the store checks its root.
 bool usable_dir(const fs::path& dir) {
   std::string problem = trace_dir_problem(dir);  // first: a symlink is named as such
@@ -80,7 +60,7 @@ void attach_input_copy(const fs::path& dir, nlohmann::json& record, const Progra
   const fs::path copy = inputs / xxh3_128(program.input).hex();
   fileops::FileInfo info;
   if (fileops::stat_nofollow(copy, &info) || info.kind == fileops::FileKind::missing) {
-    if (!write_file(copy, program.input)) return;
+    if (!write_file_atomically(copy, program.input)) return;
   } else if (info.kind != fileops::FileKind::regular) {
     return;
   }
@@ -149,7 +129,7 @@ fs::path write_trace(const fs::path& dir, nlohmann::json record, const ProgramIn
     const unsigned sequence = g_sequence++;
     fs::path file = dir / (timestamp_for_file_name() + "-" + std::to_string(fileops::current_process_id()) + "-" +
                            std::to_string(sequence) + ".json");
-    if (!write_file(file, record.dump(2) + "\n")) return {};
+    if (!write_file_atomically(file, record.dump(2) + "\n")) return {};
     if (sequence % kPruneEvery == 0) prune_traces(dir, retention);
     return file;
   } catch (...) {

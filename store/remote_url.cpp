@@ -224,6 +224,11 @@ std::string RemoteEndpoint::redacted() const {
          (db ? "/" + std::to_string(db) : "");
 }
 
+std::span<const std::string_view> remote_schemes() {
+  static constexpr std::string_view kSchemes[] = {"redis", "redis+unix", "http", "https", "file"};
+  return kSchemes;
+}
+
 std::optional<RemoteEndpoint> parse_remote_url(std::string_view url, std::string* error) {
   std::string ignored;
   if (!error) error = &ignored;

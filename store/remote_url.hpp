@@ -8,6 +8,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,10 @@ struct RemoteEndpoint {
   // HTTP: scheme://host:port/path, without credentials (they go in a header, never in a URL).
   std::string base_url() const;
 };
+
+// The schemes above ("redis", "redis+unix", "http", "https", "file"): what `jitcache --version`
+// lists; parse_remote_url reads each.
+std::span<const std::string_view> remote_schemes();
 
 // nullopt and a one-line reason when the URL is not one of the forms above.
 std::optional<RemoteEndpoint> parse_remote_url(std::string_view url, std::string* error);

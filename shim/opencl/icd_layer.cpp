@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "shim/opencl/hook_owner.hpp"
+#include "shim/opencl/hooked_functions.hpp"
 #include "shim/opencl/hooks.hpp"
 #include "shim/opencl/next_functions.hpp"
 
@@ -39,31 +40,13 @@ cl::NextFunctions next_functions_of(const cl_icd_dispatch& target) {
   return functions;
 }
 
+// Every hooked entry the loader can forward (clCreateProgramWithIL and clCloneKernel exist only
+// in OpenCL 2.1 loaders; the ones every loader has are checked in clInitLayer).
 void install_hooks(cl_icd_dispatch& dispatch) {
-  dispatch.clCreateProgramWithSource = cl::create_program_with_source;
-  dispatch.clSetProgramSpecializationConstant = cl::set_program_specialization_constant;
-  dispatch.clBuildProgram = cl::build_program;
-  dispatch.clCompileProgram = cl::compile_program;
-  dispatch.clLinkProgram = cl::link_program;
-  dispatch.clCreateKernel = cl::create_kernel;
-  dispatch.clCreateKernelsInProgram = cl::create_kernels_in_program;
-  dispatch.clGetProgramInfo = cl::get_program_info;
-  dispatch.clGetProgramBuildInfo = cl::get_program_build_info;
-  dispatch.clGetKernelInfo = cl::get_kernel_info;
-  dispatch.clGetKernelArgInfo = cl::get_kernel_arg_info;
-  dispatch.clCreateProgramWithBinary = cl::create_program_with_binary;
-  dispatch.clCreateProgramWithBuiltInKernels = cl::create_program_with_built_in_kernels;
-  dispatch.clRetainProgram = cl::retain_program;
-  dispatch.clReleaseProgram = cl::release_program;
-  dispatch.clRetainKernel = cl::retain_kernel;
-  dispatch.clReleaseKernel = cl::release_kernel;
-  dispatch.clCreateContext = cl::create_context;
-  dispatch.clCreateContextFromType = cl::create_context_from_type;
-  dispatch.clRetainContext = cl::retain_context;
-  dispatch.clReleaseContext = cl::release_context;
-  if (dispatch.clCloneKernel) dispatch.clCloneKernel = cl::clone_kernel;
-  // Only hook IL creation where the loader can forward it (OpenCL 2.1 loaders).
-  if (dispatch.clCreateProgramWithIL) dispatch.clCreateProgramWithIL = cl::create_program_with_il;
+#define JITCACHE_INSTALL_HOOK(result, api_name, hook, parameters, arguments) \
+  if (dispatch.api_name) dispatch.api_name = cl::hook;
+  JITCACHE_HOOKED_OPENCL_FUNCTIONS(JITCACHE_INSTALL_HOOK)
+#undef JITCACHE_INSTALL_HOOK
 }
 
 // Whether `function` lives in a copy of libjitcache.so (this one included): another jitcache layer

@@ -186,17 +186,18 @@ TEST_F(TierLoading, WithoutAUsableTiersLibraryPacksAndRemoteAreOffWithOneWarning
   }
 }
 
-// A tiers' library in a folder others can write (here /tmp, sticky) is refused, whoever owns it.
+// A tiers' library in a folder others can write (mode 0777, no sticky bit) is refused, whoever owns it.
 TEST_F(TierLoading, ATiersLibraryInAFolderOthersCanWriteIsNotLoaded) {
   fs::path folder = tmp / "shared";
   fs::create_directories(folder);
   fs::copy_file(JITCACHE_LIBRARY, folder / "libjitcache.so");
   fs::copy_file(fs::path(JITCACHE_LIBRARY).parent_path() / "libjitcache-tiers.so", folder / "libjitcache-tiers.so");
+  fs::permissions(folder, fs::perms(0777));  // anyone may replace the library in it
   CachedRun run = run_app((folder / "libjitcache.so").string(), {{"JITCACHE_REMOTE", "redis://127.0.0.1:1"}});
   ASSERT_EQ(run.result.exit_code, 0) << run.result.err;
   EXPECT_EQ(sums(run.result.out), plain_sums());
   EXPECT_EQ(count(run.result.err, "running without the remote tier: "), 1) << run.result.err;
-  EXPECT_EQ(count(run.result.err, "sticky, which is not enough for a program"), 1) << run.result.err;
+  EXPECT_EQ(count(run.result.err, "is writable by other users (mode 777, no sticky bit)"), 1) << run.result.err;
   EXPECT_EQ(mapped(run.result, "libjitcache-tiers"), std::vector<std::string>{}) << run.result.out;
 }
 

@@ -73,6 +73,33 @@ TEST_F(WineInjection, DynamicallyLoadedOpenClMissesThenHitsWithIdenticalResults)
   expect_miss_then_hit(OPENCL_EXAMPLE_DYNAMIC_EXE);
 }
 
+// Issue 41: the Windows import table lacked clCompileProgram and clLinkProgram, so an app that
+// compiles and links went around jitcache there. Wine 8's OpenCL.dll does not implement
+// clCompileProgram ("fixme: not yet implemented": CL_INVALID_OPERATION), so no compile can succeed
+// under Wine: what shows the hook is that the compile is looked up (its trace) and the app gets
+// the driver's own error, exactly as without jitcache (tests/integration/opencl_coverage_test.cpp
+// shows compile and link missing, then hitting, on Linux with the same hooks).
+TEST_F(WineInjection, ClCompileProgramIsHookedAndTheDriversErrorPassesThrough) {
+  const fs::path header = tmp / "params.h";
+  write_text(header, "#define SCALE 3\n");
+  const std::vector<std::string> app = {COMPILE_LINK_APP_EXE, header.string(), "3"};
+  RunResult plain = wine(app, {});
+  ASSERT_NE(plain.err.find("clCompileProgram main failed"), std::string::npos) << plain.out << plain.err;
+  const fs::path trace_dir = tmp / "traces-compile";
+  std::vector<std::string> argv = app;
+  argv.insert(argv.begin(), JITCACHE_RUN);
+  RunResult run = wine(argv, {{"JITCACHE_DIR", cache.string()},
+                              {"JITCACHE_TRACE", "1"},
+                              {"JITCACHE_TRACE_DIR", trace_dir.string()}});
+  EXPECT_EQ(run.exit_code, plain.exit_code);
+  EXPECT_EQ(run.out, plain.out);
+  EXPECT_NE(run.err.find("clCompileProgram main failed (-59)"), std::string::npos) << run.err;
+  const std::vector<nlohmann::json> traces = read_traces(trace_dir);
+  ASSERT_EQ(traces.size(), 1u) << "the compile was not looked up: " << run.err;
+  EXPECT_EQ(traces[0].value("verdict", ""), "failed") << traces[0].dump();
+  EXPECT_EQ(traces[0].value("kind", ""), "compiled") << traces[0].dump();
+}
+
 TEST_F(WineInjection, LauncherReturnsTheAppsExitCode) {
   // A missing kernel dir makes the example fail with exit code 1, injected or not.
   RunResult result = wine({JITCACHE_RUN, OPENCL_EXAMPLE_EXE, "--kernels", (tmp / "none").string()},

@@ -20,6 +20,7 @@
 #include "core/stats.hpp"
 #include "core/trace.hpp"
 #include "hashing/key.hpp"
+#include "store/json_file.hpp"
 #include "store/remote_store.hpp"
 #include "store/remote_survey.hpp"
 #include "store/root_check.hpp"
@@ -27,7 +28,6 @@
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/injection.hpp"
-#include "tools/lib/json_file.hpp"
 #include "tools/lib/tool_store.hpp"
 #include "tools/lib/version.hpp"
 #ifndef _WIN32

@@ -6,11 +6,11 @@
 #include <set>
 
 #include "core/trace.hpp"
+#include "store/json_file.hpp"
 #include "store/file_ops.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/explain.hpp"
-#include "tools/lib/json_file.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/tool_store.hpp"
 

@@ -1,6 +1,7 @@
 #include "tools/lib/version.hpp"
 
 #include "jitcache_commit.h"  // generated at build time (cmake/write_commit.cmake)
+#include "store/remote_url.hpp"
 
 namespace jitcache::tool {
 
@@ -8,11 +9,13 @@ nlohmann::json version_info() {
   nlohmann::json features = nlohmann::json::array();
   features.push_back("opencl");  // LD_PRELOAD hooks and the OpenCL ICD layer
 #if defined(_WIN32)
-  features.push_back("windows-injection");
+  features.push_back("windows-injection");  // no remote, packs or helper there (MinGW: no libcrypto)
 #else
   features.push_back("level-zero");
-  features.push_back("remote-redis");
+  for (std::string_view scheme : remote_schemes()) features.push_back("remote-" + std::string(scheme));
   features.push_back("remote-hmac");
+  features.push_back("packs");
+  features.push_back("capture-helper");
 #endif
   return {{"version", JITCACHE_VERSION}, {"commit", JITCACHE_COMMIT}, {"build_type", JITCACHE_BUILD_TYPE},
           {"features", features}};

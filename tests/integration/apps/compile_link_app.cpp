@@ -3,7 +3,9 @@
 // After each compile it prints what an app may ask about the compiled object (hashcat asks for the
 // build log's size), so a test can compare the answers with and without jitcache.
 // Usage: compile_link_app <params.h file> <SCALE the header defines>
+#ifndef CL_TARGET_OPENCL_VERSION  // the Windows build asks for 1.2 (tests/windows/apps)
 #define CL_TARGET_OPENCL_VERSION 300
+#endif
 #include <CL/cl.h>
 
 #include <cstdio>
