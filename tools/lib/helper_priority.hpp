@@ -1,7 +1,9 @@
 // How much CPU a capture helper takes from other work (docs/design-decisions.md, "Capture outside
 // the app"). Linux shares the CPU between scheduling groups (autogroups: one per session) before
 // the processes inside them, and the helper has a session of its own (setsid), so the lever is its
-// group's nice value, which an unprivileged process may move both ways between 0 and 19.
+// group's nice value, which an unprivileged process may move both ways between 0 and 19. A helper
+// that does not lead its session (started by hand or by a script) leaves the group alone: it is
+// its caller's.
 #pragma once
 
 namespace jitcache::tool {
