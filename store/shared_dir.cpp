@@ -253,19 +253,25 @@ RemoteResult SharedDir::open_folder(const std::string& relative, bool create, in
 std::string SharedDir::in_the_way(int parent_fd, const std::string& name, const std::string& walked) const {
   struct stat st {};
   if (::fstatat(parent_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return {};
-  if (S_ISDIR(st.st_mode) && ::faccessat(parent_fd, name.c_str(), W_OK | X_OK, AT_EACCESS) == 0) return {};
+  // Open to whoever may write the share, as every folder jitcache makes there is (the share's own
+  // mode and group): judged from the folder alone, so readers and writers choose the same name.
+  const bool open_to_writers =
+      S_ISDIR(st.st_mode) && (facts_.world_writable ? (st.st_mode & 0002) != 0
+                                                    : (st.st_mode & 0002) || ((st.st_mode & 0020) && st.st_gid == facts_.group));
+  if (open_to_writers) return {};
   return walked + " (uid " + std::to_string(st.st_uid) + ", mode " + octal_mode(st.st_mode) +
          (S_ISDIR(st.st_mode) ? ")" : ", not a folder)");
 }
 
 std::string SharedDir::usable_name(int parent_fd, const std::string& name, const std::string& walked) const {
-  if (!signed_ || !facts_.writable) return name;  // a reader that cannot write follows the writers' names
+  // Only where others may write: a signed share open to every user or to a group.
+  if (!signed_ || !(facts_.world_writable || facts_.group_shared)) return name;
   const std::string blocked = in_the_way(parent_fd, name, walked);
   if (blocked.empty()) return name;
   // Unknown to whoever lacks the key until a holder makes it, and then (sticky) not theirs to move.
   const std::string second = name + "." + hmac_sha256_hex(hmac_key_, "jcfolder1 " + walked).substr(0, 16);
   if (obstruction_.empty()) {
-    obstruction_ = path_ + "/" + blocked + " was made by someone this user cannot write after: its records go to " +
+    obstruction_ = path_ + "/" + blocked + " is in the way: the share's users cannot write it, so its records go to " +
                    second + " instead (its owner or root should remove it: docs/remote.md, Shared directories)";
   }
   return second;
@@ -273,7 +279,7 @@ std::string SharedDir::usable_name(int parent_fd, const std::string& name, const
 
 std::vector<std::string> SharedDir::obstructed_folders(const std::string& folder_name) const {
   std::vector<std::string> found;
-  if (!signed_ || !facts_.writable) return found;
+  if (!signed_ || !(facts_.world_writable || facts_.group_shared)) return found;
   Fd folder(::fcntl(fd_, F_DUPFD_CLOEXEC, 0));
   std::string walked;
   for (const std::string& step : steps(folder_name)) {

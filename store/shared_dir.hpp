@@ -8,9 +8,10 @@
 // can write it (no write bit for others; a group write bit only for the directory's own group). A
 // directory anyone may write is refused, unless records are signed (remote_hmac_key): then the tag,
 // not the owner, says who wrote a record, and only kinds, links and sizes are checked. There a
-// folder someone made first that this user cannot write (an outsider's `mkdir -m 755 jitcache`)
-// would turn publishing off for good: its records go to a second name instead, one that only
-// holders of the key can tell (the folder's name + "." + 16 hex of an HMAC), with a notice.
+// folder someone made first that the share's users cannot write (an outsider's `mkdir -m 755
+// jitcache` in a 1777 share) would turn publishing off for good: its records go to a second name
+// instead, one that only holders of the key can tell (the folder's name + "." + 16 hex of an
+// HMAC), with a notice. Readers and writers judge the folder by its mode alone, so both go there.
 // Writes are a uniquely named tmp file renamed into place (atomic on a local file system and on
 // an NFS server); nothing here takes a POSIX lock.
 #pragma once
@@ -38,8 +39,8 @@ struct SharedDirFacts {
   bool world_writable = false;
   bool writable = false;  // this user may create files there (access(W_OK))
   std::uint64_t free_bytes = 0;
-  // Signed and writable: folders of the namespace this user cannot write ("jitcache (uid 1001,
-  // mode 0755)"), whose records go to their second name (SharedDir::obstructed_folders).
+  // Signed and shared: folders of the namespace the share's users cannot write ("jitcache (uid
+  // 1001, mode 0755)"), whose records go to their second name (SharedDir::obstructed_folders).
   std::vector<std::string> obstructed;
 };
 
@@ -107,9 +108,10 @@ class SharedDir {
   RemoteResult check_file(int fd, const std::string& name, std::uint64_t* size, std::int64_t* mtime_s = nullptr) const;
   bool trusted_writer(std::uint64_t uid) const;
   // The name to use for `name` in the folder `parent_fd` (`walked`: its path below the directory):
-  // itself, or its second name when it is in the way (signed, writable share only).
+  // itself, or its second name when it is in the way (signed shares others may write only).
   std::string usable_name(int parent_fd, const std::string& name, const std::string& walked) const;
-  // "<walked> (uid N, mode M)" when `name` in `parent_fd` exists and this user cannot write it.
+  // "<walked> (uid N, mode M)" when `name` in `parent_fd` exists and is no folder every user of the
+  // share may write (world-writable in a share that is, else group-writable with its group).
   std::string in_the_way(int parent_fd, const std::string& name, const std::string& walked) const;
   RemoteResult write_refused(int error, const std::string& what) const;
 

@@ -315,6 +315,9 @@ TEST_F(SharedDirectory, AFolderAnOutsiderMadeFirstDoesNotStopPublishing) {
             0)
       << "1: not published, 2: no notice, 3: not read back, 4/5: the survey does not name the folder";
   EXPECT_TRUE(fs::is_empty(shared / "jitcache"));
+  RemoteResult other_reader = FileRemote(signing).load(kKey);  // another user (root) finds it there too
+  ASSERT_EQ(other_reader.status, RemoteStatus::ok) << other_reader.reason;
+  EXPECT_EQ(other_reader.binary, "published");
 }
 
 // Bytes this process has read through read(2)/pread(2), all threads (/proc/self/io).

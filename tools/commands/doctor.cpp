@@ -370,7 +370,7 @@ void check_shared_directory(const RemoteConfig& config, bool read_only, const st
     std::string folders;
     for (const std::string& folder : facts.obstructed) folders += (folders.empty() ? "" : ", ") + folder;
     out->push_back({check + " folders", "fail",
-                    "in " + where + ", made by someone else and not writable by this user: " + folders +
+                    "in " + where + ", not writable by the share's users: " + folders +
                         "; this user's records go to second names there, which users of other versions do not read",
                     "the folder's owner or root removes it (docs/remote.md, Shared directories)"});
   }
