@@ -28,8 +28,8 @@ const WaitNotice kLeaseWait{WaitKind::remote_lease, "another node building the s
                             "JITCACHE_REMOTE_LEASE_WAIT"};
 
 std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
-std::atomic<bool> g_write_skip_noted{false};
-std::atomic<bool> g_notice_warned{false};  // RemoteResult::notice: one warning per process  // a remote that takes no writes (read-only): one note
+std::atomic<bool> g_write_skip_noted{false};  // a remote that takes no writes (read-only): one note
+std::atomic<bool> g_notice_warned{false};     // RemoteResult::notice: one warning per process
 
 std::string raw(const Settings& settings, const char* key) {
   auto it = settings.raw.find(key);

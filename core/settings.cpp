@@ -180,9 +180,6 @@ const char* to_string(SettingOrigin origin) {
 
 namespace {
 
-// One URL: [scheme://][user[:password]@]rest. Credentials end at the last '@' before the first
-// '/', as the URL parser (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden
-// too and an '@' in a path is not taken for one. Without a ':' the one part is the password.
 // "scheme:" (RFC 3986: a letter, then letters, digits, '+', '-', '.').
 bool starts_with_scheme(std::string_view text) {
   const std::size_t colon = text.find(':');
@@ -193,6 +190,9 @@ bool starts_with_scheme(std::string_view text) {
   return true;
 }
 
+// One URL: [scheme://][user[:password]@]rest. Credentials end at the last '@' before the first
+// '/', as the URL parser (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden
+// too and an '@' in a path is not taken for one. Without a ':' the one part is the password.
 std::string redacted_url(std::string_view value) {
   const std::size_t scheme = value.find("://");
   const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
