@@ -42,8 +42,8 @@ class FileRemote final : public RemoteClient {
   std::string describe() const override;
 
   // For `jitcache warm`: the program summaries (a listing of <ns>/program/) and input records.
-  RemoteResult list_programs(RemoteListing* listing);
-  RemoteResult fetch_inputs(const Digest128& digest);
+  RemoteResult list_programs(RemoteListing* listing) override;
+  RemoteResult fetch_inputs(const Digest128& digest) override;
   // For `jitcache doctor`: the directory's owner, mode, group, free space (ok), or why it is refused.
   RemoteResult survey(SharedDirFacts* facts);
 

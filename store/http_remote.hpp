@@ -43,8 +43,8 @@ class HttpRemote final : public RemoteClient {
   // For `jitcache warm` (store/remote_programs.hpp's meanings). The program summaries are found
   // by listing <ns>/program/, which a plain HTTP server cannot do: nginx's autoindex in JSON
   // (docs/remote.md shows the location) answers it; without it, warm sees no program here.
-  RemoteResult list_programs(RemoteListing* listing);
-  RemoteResult fetch_inputs(const Digest128& digest);
+  RemoteResult list_programs(RemoteListing* listing) override;
+  RemoteResult fetch_inputs(const Digest128& digest) override;
 
   // Paths below the URL (without a leading '/'), as the layout above.
   std::string record_path(const Digest128& key) const;

@@ -15,6 +15,8 @@
 
 namespace jitcache {
 
+struct RemoteListing;  // store/remote_programs.hpp
+
 class RemoteClient {
  public:
   virtual ~RemoteClient() = default;
@@ -28,6 +30,10 @@ class RemoteClient {
   // Recorded inputs and program summaries (store/remote_programs.hpp) for `jitcache warm`.
   virtual RemoteResult publish_inputs(const Digest128& digest, std::string_view record, bool* sent) = 0;
   virtual RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) = 0;
+  // What `jitcache warm` reads: the published program summaries, each checked (a refused one is
+  // listed with its reason), and one input record by its digest (ok with it in `binary`).
+  virtual RemoteResult list_programs(RemoteListing* listing) = 0;
+  virtual RemoteResult fetch_inputs(const Digest128& digest) = 0;
   // The URL without secrets, for logs and doctor.
   virtual std::string describe() const = 0;
 };

@@ -67,6 +67,9 @@ struct RemoteListing {
   bool complete = false;               // the whole keyspace was walked within max_calls
 };
 
+// How far a Redis listing walks for `jitcache warm` (SCAN calls of about 1000 names each).
+inline constexpr std::size_t kMaxProgramListingCalls = 10000;
+
 // SCAN over <ns>:program:* (at most `max_calls` steps), then one GET per summary, each verified.
 // ok (what was seen is in `listing`), or the failure that stopped the walk.
 RemoteResult list_programs(RemoteStore& store, std::size_t max_calls, RemoteListing* listing);

@@ -28,6 +28,10 @@ class RemoteStoreClient final : public RemoteClient {
   RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) override {
     return jitcache::publish_program(store_, key, summary);
   }
+  RemoteResult list_programs(RemoteListing* listing) override {
+    return jitcache::list_programs(store_, kMaxProgramListingCalls, listing);
+  }
+  RemoteResult fetch_inputs(const Digest128& digest) override { return jitcache::fetch_inputs(store_, digest); }
   std::string describe() const override { return store_.config().endpoint.redacted(); }
 
  private:

@@ -38,7 +38,7 @@ class PackTier {
 };
 
 // Bump whenever anything crossing the boundary changes (these classes, the types they pass).
-inline constexpr int kTierAbi = 3;
+inline constexpr int kTierAbi = 4;  // 4: RemoteResult::notice, RemoteClient lists and fetches for warm
 // A cheap check that both sides see the same layouts (a plugin from another build is refused).
 inline constexpr std::size_t kTierLayout = sizeof(PackLookup) * 1000003 + sizeof(RemoteResult) * 1009 +
                                            sizeof(RemoteConfig) * 31 + sizeof(nlohmann::json);

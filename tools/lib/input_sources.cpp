@@ -4,16 +4,12 @@
 
 #include "core/remote_tier.hpp"
 #include "hashing/bounded_json.hpp"
-#include "store/file_remote.hpp"
-#include "store/http_remote.hpp"
 #include "store/pack_set.hpp"
 #include "store/remote_programs.hpp"
+#include "store/tiers.hpp"
 
 namespace jitcache::tool {
 namespace {
-
-// SCAN steps of 1000 names: a listing stops after 10 million names on the server.
-constexpr std::size_t kMaxScanCalls = 10000;
 
 // A recorded entry as warm lists it, from its sidecar: "" or why it cannot be replayed.
 std::string recorded_program_of(const char* source, const std::string& key, const nlohmann::json& sidecar,
@@ -120,45 +116,19 @@ class PackSource : public InputSource {
   std::unique_ptr<PackSet> packs_;
 };
 
-// One remote's listing and input records: Redis (SCAN), HTTP (a JSON folder listing) or a
-// shared directory (its program/ folder).
-class RemoteReader {
- public:
-  explicit RemoteReader(RemoteConfig config) {
-    if (config.endpoint.kind == RemoteEndpoint::Kind::http) http_ = std::make_unique<HttpRemote>(std::move(config));
-    else if (config.endpoint.kind == RemoteEndpoint::Kind::file) file_ = std::make_unique<FileRemote>(std::move(config));
-    else redis_ = std::make_unique<RemoteStore>(std::move(config));
-  }
-  RemoteResult list(RemoteListing* listing) {
-    if (http_) return http_->list_programs(listing);
-    if (file_) return file_->list_programs(listing);
-    return list_programs(*redis_, kMaxScanCalls, listing);
-  }
-  RemoteResult fetch(const Digest128& digest) {
-    if (http_) return http_->fetch_inputs(digest);
-    if (file_) return file_->fetch_inputs(digest);
-    return fetch_inputs(*redis_, digest);
-  }
-
- private:
-  std::unique_ptr<RemoteStore> redis_;
-  std::unique_ptr<HttpRemote> http_;
-  std::unique_ptr<FileRemote> file_;
-};
-
 class RemoteSource : public InputSource {
  public:
   explicit RemoteSource(std::vector<RemoteConfig> configs) {
-    for (RemoteConfig& config : configs) remotes_.emplace_back(std::move(config));
+    for (RemoteConfig& config : configs) remotes_.push_back(linked_tiers().open_remote(std::move(config)));
   }
   const char* name() const override { return "remote"; }
 
   std::string programs(std::vector<RecordedProgram>* programs, std::vector<Unusable>* unusable) override {
     std::string problems;
     std::set<std::string> seen;  // a program on several remotes is listed once (the first's)
-    for (RemoteReader& remote : remotes_) {
+    for (const std::unique_ptr<RemoteClient>& remote : remotes_) {
       RemoteListing listing;
-      RemoteResult listed = remote.list(&listing);
+      RemoteResult listed = remote->list_programs(&listing);
       for (const RemoteRefusal& refusal : listing.refused) unusable->push_back({name(), refusal.name, refusal.reason});
       for (RemoteProgram& found : listing.programs) {
         if (!seen.insert(found.key.hex()).second) continue;
@@ -176,7 +146,7 @@ class RemoteSource : public InputSource {
       }
       std::string problem;
       if (listed.status != RemoteStatus::ok) problem = std::string("remote: ") + to_string(listed.status) + ": " + listed.reason;
-      else if (!listing.complete) problem = "remote: the listing stopped after " + std::to_string(kMaxScanCalls) + " SCAN calls";
+      else if (!listing.complete) problem = "remote: the listing stopped after " + std::to_string(kMaxProgramListingCalls) + " SCAN calls";
       if (!problem.empty()) problems += (problems.empty() ? "" : "; ") + problem;
     }
     return problems;
@@ -184,8 +154,8 @@ class RemoteSource : public InputSource {
 
   std::string provide(const Digest128& digest, DiskStore& store) override {
     RemoteResult fetched;
-    for (RemoteReader& remote : remotes_) {
-      fetched = remote.fetch(digest);
+    for (const std::unique_ptr<RemoteClient>& remote : remotes_) {
+      fetched = remote->fetch_inputs(digest);
       if (fetched.status == RemoteStatus::ok) break;
     }
     if (fetched.status == RemoteStatus::miss) return "remote: no input record " + digest.hex() + " on the server";
@@ -199,7 +169,7 @@ class RemoteSource : public InputSource {
   }
 
  private:
-  std::vector<RemoteReader> remotes_;
+  std::vector<std::unique_ptr<RemoteClient>> remotes_;  // Redis, HTTP or a shared directory
 };
 
 }  // namespace
