@@ -62,16 +62,6 @@ class Fd {
   int fd_;
 };
 
-// "a/b/c" -> {"a", "b", "c"}; empty steps are skipped (callers build the names).
-std::vector<std::string> steps(const std::string& relative) {
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start < relative.size();) {
-    std::size_t end = std::min(relative.find('/', start), relative.size());
-    if (end > start) out.push_back(relative.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
 
 std::string random_hex() {
   std::string token = new_lease_token();
@@ -224,7 +214,7 @@ RemoteResult SharedDir::open_folder(const std::string& relative, bool create, in
   Fd folder(::fcntl(fd_, F_DUPFD_CLOEXEC, 0));
   if (folder.get() < 0) return remote_result(RemoteStatus::error, errno_text(errno));
   std::string walked;
-  for (const std::string& step : steps(relative)) {
+  for (const std::string& step : path_steps(relative)) {
     if (step == "." || step == "..")
       return remote_result(RemoteStatus::error, "'" + relative + "' leaves the directory");
     walked += (walked.empty() ? "" : "/") + step;
@@ -282,7 +272,7 @@ std::vector<std::string> SharedDir::obstructed_folders(const std::string& folder
   if (!signed_ || !(facts_.world_writable || facts_.group_shared)) return found;
   Fd folder(::fcntl(fd_, F_DUPFD_CLOEXEC, 0));
   std::string walked;
-  for (const std::string& step : steps(folder_name)) {
+  for (const std::string& step : path_steps(folder_name)) {
     walked += (walked.empty() ? "" : "/") + step;
     if (std::string blocked = in_the_way(folder.get(), step, walked); !blocked.empty()) found.push_back(blocked);
     const int next = ::openat(folder.get(), usable_name(folder.get(), step, walked).c_str(),

@@ -14,15 +14,6 @@ namespace {
 
 constexpr int kMaxLinks = 40;  // as the kernel's own path walk (ELOOP past it)
 
-std::deque<std::string> names_of(const std::string& path) {
-  std::deque<std::string> names;
-  for (std::size_t start = 0; start < path.size();) {
-    std::size_t end = std::min(path.find('/', start), path.size());
-    if (end > start) names.push_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  return names;
-}
 
 struct Step {
   int fd;
@@ -74,11 +65,22 @@ std::string errno_text(int error) { return std::strerror(error); }
 
 }  // namespace
 
+std::vector<std::string> path_steps(const std::string& path) {
+  std::vector<std::string> steps;
+  for (std::size_t start = 0; start < path.size();) {
+    const std::size_t end = std::min(path.find('/', start), path.size());
+    if (end > start) steps.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return steps;
+}
+
 RemoteResult open_directory_walked(const std::string& path, WalkedDirectory* out) {
   Walk walk;
   if (!walk.start_at_root()) return remote_result(RemoteStatus::error, "/: " + errno_text(errno));
   std::vector<FolderAbove> link_holders;
-  std::deque<std::string> names = names_of(path);
+  const std::vector<std::string> path_names = path_steps(path);
+  std::deque<std::string> names(path_names.begin(), path_names.end());
   int links = 0;
   while (!names.empty()) {
     const std::string name = names.front();
@@ -111,7 +113,8 @@ RemoteResult open_directory_walked(const std::string& path, WalkedDirectory* out
       FolderAbove holder{walk.top().path.empty() ? "/" : walk.top().path, {}};
       (void)::fstat(walk.top().fd, &holder.st);
       link_holders.push_back(holder);
-      std::deque<std::string> rest = names_of(target);
+      const std::vector<std::string> target_steps = path_steps(target);
+      std::deque<std::string> rest(target_steps.begin(), target_steps.end());
       rest.insert(rest.end(), names.begin(), names.end());
       names.swap(rest);
       if (!target.empty() && target.front() == '/' && !walk.start_at_root())

@@ -26,6 +26,9 @@ struct WalkedDirectory {
   std::vector<FolderAbove> above;  // nearest first
 };
 
+// "a/b/c" -> {"a", "b", "c"} ("/a//b/" -> {"a", "b"}): the names of a path, empty ones skipped.
+std::vector<std::string> path_steps(const std::string& path);
+
 // Opens the directory at `path` (absolute). A symbolic link on the way is followed only when this
 // user or root owns it (rejected otherwise, naming it); at most 40 are followed. ok; miss when a
 // name on the way does not exist; rejected or error with the reason.
