@@ -181,7 +181,8 @@ Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
       packs_(open_packs(settings_)),
       remote_(RemoteTier::open(settings_)),
       env_patterns_(keyed_patterns(parse_env_patterns(settings_.env_patterns))),
-      memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
+      memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)),
+      helper_wait_left_us_(static_cast<std::int64_t>(settings_.wait_ms) * 1000) {}
 
 void Engine::require_existing_root() { g_create_root = false; }
 
@@ -416,23 +417,32 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
     lookup.claim->key = lookup.key.key;
   }
   bool wait = context.may_wait && lookup.claim->flight;
-  if (wait && !context.wait_for_captures && store_->capture_in_flight(lookup.key.key)) {
+  std::chrono::milliseconds bound(wait ? settings_.wait_ms : 0);
+  const bool for_helper = wait && store_->capture_in_flight(lookup.key.key);
+  if (for_helper && !context.wait_for_captures) {
     wait = false;  // its helper may be busy with it, or with others before it: rebuilding is cheaper
+    bound = std::chrono::milliseconds(0);
     lookup.reason = "built here: its capture was still in flight (the driver's own cache rebuilds it cheaply)";
     lookup.captured_elsewhere = true;
+  } else if (for_helper) {
+    bound = helper_wait_bound(lookup.key.key);
   }
   Stopwatch waiting;
   std::error_code error;
   if (!take_handed_lock(lookup)) {
-    wait_announced(kOtherBuilder, std::chrono::milliseconds(wait ? settings_.wait_ms : 0),
-                   [&](std::chrono::milliseconds bound) {
-                     error = store_->lock_key(lookup.key.key, bound, &lookup.claim->key_lock);
-                     return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
-                   });
+    wait_announced(kOtherBuilder, bound, [&](std::chrono::milliseconds attempt_bound) {
+      error = store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
+      return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
+    });
   }
   lookup.timings.wait_us += waiting.elapsed_us();
+  if (for_helper) helper_wait_left_us_ -= static_cast<std::int64_t>(waiting.elapsed_us());
   if (error) {
-    if (wait && error == std::errc::resource_unavailable_try_again) {
+    if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
+      log_warning("gave up waiting for the capture helper building " + lookup.key.key.hex() + " after " +
+                  std::to_string(bound.count()) +
+                  " ms (as long as its own build takes, within JITCACHE_WAIT_MS for all such waits): building here");
+    } else if (wait && error == std::errc::resource_unavailable_try_again) {
       log_warning("gave up waiting for another process building " + lookup.key.key.hex() + " after " +
                   std::to_string(settings_.wait_ms) + " ms (JITCACHE_WAIT_MS): building here");
     } else if (wait) {
@@ -443,6 +453,17 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   if (!find_on_disk(lookup)) return false;
   lookup.claim->key_lock.release();  // nothing to build
   return true;
+}
+
+// A wait for a capture helper (issue 39) is worth no more than the build it saves: the app's own
+// build of the key took what its marker says, and building it here costs about that again. All such
+// waits of one process share JITCACHE_WAIT_MS, so a run behind a starved helper is slowed by that
+// much at most, not by that much per program.
+std::chrono::milliseconds Engine::helper_wait_bound(const Digest128& key) const {
+  const std::int64_t left_us = std::max<std::int64_t>(helper_wait_left_us_.load(), 0);
+  std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
+  if (const auto build = store_->capture_build_time(key)) bound_us = std::min<std::int64_t>(bound_us, build->count());
+  return std::chrono::milliseconds((bound_us + 999) / 1000);
 }
 
 // A capture helper's worker builds keys whose build locks the helper holds for it.
@@ -623,7 +644,8 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
 #else
     KeyLock mark;
     if (inputs && (store_->capture_in_flight(pending->key.key) ||  // checked first: marking may wait a moment
-                   store_->mark_capture(pending->key.key, &mark) == std::errc::resource_unavailable_try_again)) {
+                   store_->mark_capture(pending->key.key, pending->timings.build_us, &mark) ==
+                       std::errc::resource_unavailable_try_again)) {
       // Another run's helper has this key (this run built it before that helper came to it).
       const std::string why_not = "not captured here: another process's capture helper has this key";
       pending->reason = pending->reason.empty() ? why_not : pending->reason + "; " + why_not;
@@ -783,6 +805,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
     record["capture_helper"] = {{"for_pid", helper->for_pid}, {"at_exit", helper->at_exit},
                                 {"waited_for", helper->waited_for}, {"started_us", helper->started_us},
                                 {"ended_us", monotonic_us()}};
+    if (helper->group_nice >= 0) record["capture_helper"]["group_nice"] = helper->group_nice;
   }
   return record;
 }

@@ -10,6 +10,8 @@
 // lock is released once the entry is committed. docs/concurrency.md has the details.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -222,6 +224,7 @@ class Engine {
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   bool take_handed_lock(Lookup& lookup);
+  std::chrono::milliseconds helper_wait_bound(const Digest128& key) const;
   nlohmann::json trace_record(const Lookup& lookup) const;
   TraceRetention trace_retention() const;
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
@@ -248,6 +251,7 @@ class Engine {
   std::map<Digest128, std::string> not_stored_;  // replay processes only (one or a few keys)
   std::mutex handed_locks_mutex_;
   std::set<Digest128> handed_locks_;  // build_lock_held_for's, until their lookup comes
+  std::atomic<std::int64_t> helper_wait_left_us_;  // what this process may still wait for capture helpers
 };
 
 }  // namespace jitcache

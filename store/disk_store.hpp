@@ -162,12 +162,17 @@ class DiskStore {
   // Captures in flight (docs/concurrency.md, "Captures in flight"): <root>/locks/<key>.capture,
   // held by whoever owes the key's entry (the app that handed the key to its capture helper, then
   // the helper) until the entry is stored or given up. Taken without waiting: fails with
-  // resource_unavailable_try_again when another process owes the key already.
-  std::error_code mark_capture(const Digest128& key, KeyLock* mark);
+  // resource_unavailable_try_again when another process owes the key already. The marker says
+  // how long the app's own build of the key took (`build_us`): a process waits for the helper no
+  // longer than that, since building the key itself would cost it no more.
+  std::error_code mark_capture(const Digest128& key, std::uint64_t build_us, KeyLock* mark);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
   // Whether the capture of `key` is in flight now (its marker is held).
   bool capture_in_flight(const Digest128& key) const;
+  // The build time its marker names; none when it names none this process can trust (no marker,
+  // another user's, or not a number).
+  std::optional<std::chrono::microseconds> capture_build_time(const Digest128& key) const;
   // How many captures are in flight now (markers someone holds).
   std::size_t captures_in_flight() const;
   // Waits until no capture is in flight or `wait` passed; returns how many still are.

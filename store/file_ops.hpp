@@ -183,6 +183,11 @@ class FileLock {
   std::error_code info(FileInfo* info) const { return file_.info(info); }
   // The descriptor, for a child process to inherit (and so hold the lock too).
   std::intptr_t native_handle() const { return file_.handle_; }
+  // What the lock file says while it is held (a capture marker: the build time it would save).
+  std::error_code replace_contents(std::string_view data) const {
+    if (auto error = file_.truncate(0)) return error;
+    return file_.write_at(0, data);
+  }
 
  private:
   static std::error_code lock_file(File file, std::chrono::milliseconds wait, FileLock* lock);

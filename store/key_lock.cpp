@@ -6,10 +6,20 @@
 // it holds, and starts over when it does not.
 #include "store/disk_store.hpp"
 
+#include <charconv>
+#include <string_view>
+
 #include "store/disk_store_impl.hpp"
 #include "store/file_ops.hpp"
 
 namespace jitcache {
+namespace {
+
+// A capture marker's text: "build_us <N>\n", what the app's own build of the key took.
+constexpr std::string_view kCaptureBuildTime = "build_us ";
+constexpr std::uint64_t kMaxCaptureBuildTimeUs = 24ull * 3600 * 1000 * 1000;  // more is no build time
+
+}  // namespace
 
 struct KeyLock::State {
   std::shared_ptr<const fileops::Dir> root;  // the store's root, kept open while the lock lives
@@ -138,7 +148,7 @@ std::error_code DiskStore::adopt_lock_file(const std::filesystem::path& path, co
   }
 }
 
-std::error_code DiskStore::mark_capture(const Digest128& key, KeyLock* mark) {
+std::error_code DiskStore::mark_capture(const Digest128& key, std::uint64_t build_us, KeyLock* mark) {
   try {
     mark->release();
     if (impl_->limits.read_only) return std::make_error_code(std::errc::read_only_file_system);
@@ -152,6 +162,7 @@ std::error_code DiskStore::mark_capture(const Digest128& key, KeyLock* mark) {
                                                      &state->lock)) {
       return error;
     }
+    (void)state->lock.replace_contents(std::string(kCaptureBuildTime) + std::to_string(build_us) + "\n");  // a hint only
     mark->state_ = std::move(state);
     return {};
   } catch (...) {
@@ -166,6 +177,22 @@ bool DiskStore::capture_in_flight(const Digest128& key) const {
   fileops::FileLock lock;  // held by nobody: not in flight (left for the sweep or a wait to remove)
   return store_detail::lock_current_file(layout.dir(), layout.key_capture(key), std::chrono::milliseconds(0), &lock) ==
          std::errc::resource_unavailable_try_again;
+}
+
+std::optional<std::chrono::microseconds> DiskStore::capture_build_time(const Digest128& key) const {
+  const auto& layout = impl_->layout;
+  fileops::File marker;
+  std::string text;
+  constexpr std::uint64_t kMaxMarker = 64;
+  if (fileops::File::open_read(layout.dir(), layout.key_capture(key), &marker, kMaxMarker) ||
+      marker.read_all(&text, kMaxMarker) || text.rfind(kCaptureBuildTime, 0) != 0) {
+    return std::nullopt;
+  }
+  std::uint64_t build_us = 0;
+  const char* digits = text.data() + kCaptureBuildTime.size();
+  const auto [end, error] = std::from_chars(digits, text.data() + text.size(), build_us);
+  if (error != std::errc() || end == digits || build_us > kMaxCaptureBuildTimeUs) return std::nullopt;
+  return std::chrono::microseconds(build_us);
 }
 
 std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }

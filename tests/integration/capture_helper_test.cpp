@@ -805,8 +805,8 @@ TEST_F(CaptureHelper, AScratchFolderLeftByAHelperKilledWithItsGroupIsRemovedByTh
   ::close(owner);
 }
 
-// The helper runs behind the app on a busy machine: nice 10 for itself and for its session's
-// scheduling group. Linux shares the CPU between autogroups (one per session) first, and the
+// The helper runs behind the app on a busy machine: nice 10 for itself and 19 for its session's
+// scheduling group while its app runs. Linux shares the CPU between autogroups (one per session) first, and the
 // helper has a session of its own: with its group at nice 0 it got as much CPU as the app's whole
 // session, and the app's cold run took 10 % longer than without jitcache with every core loaded.
 TEST_F(CaptureHelper, AHelperRunsBehindTheAppInItsOwnSchedulingGroupToo) {
@@ -827,10 +827,73 @@ TEST_F(CaptureHelper, AHelperRunsBehindTheAppInItsOwnSchedulingGroupToo) {
   open_gate();
   wait_for_captures(cache);
   EXPECT_EQ(counter("captured_by_helper"), 2);
+  // Issue 39: with its app gone there is nothing left to run behind, and the next run wants the
+  // entries: the builds run at full priority (at nice 19 a busy machine left the cache empty for
+  // minutes), with nobody waiting for them.
+  int helper_builds = 0;
   for (const nlohmann::json& trace : read_traces(tmp / ("traces-" + std::to_string(runs)))) {
     if (!trace.contains("capture_helper")) continue;
+    ++helper_builds;
     EXPECT_EQ(trace["capture_helper"]["waited_for"], false);
+    EXPECT_EQ(trace["capture_helper"]["at_exit"], true);
+    EXPECT_EQ(trace["capture_helper"].value("group_nice", -1), 0) << trace.dump();
   }
+  EXPECT_EQ(helper_builds, 2);
+}
+
+// Issue 39: a run waits for a capture helper (PoCL's cache off: rebuilding is not cheap) no longer
+// than its own build of that program would take, which the app that handed the key over wrote in
+// its capture marker; and all such waits of one run share JITCACHE_WAIT_MS. The test plays a
+// helper stuck on both keys (it holds their markers and build locks), as a starved one would be.
+TEST_F(CaptureHelper, ARunWaitsForAHelperNoLongerThanItsOwnBuildWouldTake) {
+  CachedRun first = run_app(example(), pausing_helpers(), false);
+  expect_success(first.result);
+  wait_until_paused();
+  int marked = 0;
+  for (const nlohmann::json& trace : first.traces) {
+    if (trace.value("verdict", "") != "miss") continue;
+    const fs::path marker = cache / "locks" / (trace["key"].get<std::string>() + ".capture");
+    EXPECT_EQ(read_text(marker), "build_us " + std::to_string(trace["timings_us"]["build"].get<std::int64_t>()) + "\n");
+    ++marked;
+  }
+  EXPECT_EQ(marked, 2) << "each key handed over names the app's build time";
+  open_gate();
+  wait_for_captures(cache);
+  ASSERT_EQ(entry_files(cache).size(), 2u);
+  std::vector<int> held;
+  std::vector<fs::path> markers;
+  for (const fs::path& binary : entry_files(cache)) {
+    const std::string key = binary.stem().string();
+    for (const char* kind : {".capture", ".lock"}) {
+      const int fd = ::open((cache / "locks" / (key + kind)).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      ASSERT_GE(fd, 0);
+      ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+      held.push_back(fd);
+    }
+    markers.push_back(cache / "locks" / (key + ".capture"));
+    fs::remove(binary);
+  }
+  fs::remove(cache / "size");
+  const auto total_wait_us = [](const CachedRun& run) {
+    std::int64_t total = 0;
+    for (const nlohmann::json& trace : run.traces) total += trace["timings_us"]["wait"].get<std::int64_t>();
+    return total;
+  };
+  // Their own builds took 0.2 s: a run gives up after that, not after JITCACHE_WAIT_MS (20 s each).
+  for (const fs::path& marker : markers) write_text(marker, "build_us 200000\n");
+  CachedRun bounded = run_app(example(), {{"JITCACHE_WAIT_MS", "20000"}}, false);
+  expect_success(bounded.result);
+  EXPECT_EQ(bounded.verdicts["miss"], 2);
+  EXPECT_LT(total_wait_us(bounded), 10'000'000) << bounded.result.err;
+  EXPECT_NE(bounded.result.err.find("gave up waiting for the capture helper"), std::string::npos) << bounded.result.err;
+  EXPECT_NE(bounded.result.err.find("after 200 ms"), std::string::npos) << bounded.result.err;
+  // Their builds took 20 s each: the run's two waits share one JITCACHE_WAIT_MS of 6 s (12 s before).
+  for (const fs::path& marker : markers) write_text(marker, "build_us 20000000\n");
+  CachedRun shared = run_app(example(), {{"JITCACHE_WAIT_MS", "6000"}}, false);
+  expect_success(shared.result);
+  EXPECT_EQ(shared.verdicts["miss"], 2);
+  EXPECT_LT(total_wait_us(shared), 9'000'000) << shared.result.err;
+  for (int fd : held) ::close(fd);
 }
 
 // helper_time_limit bounds the CPU time of one capture (the helper runs behind all other work, so

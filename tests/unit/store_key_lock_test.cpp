@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -162,8 +163,8 @@ TEST_F(KeyLockTest, ReadOnlyStoreTakesNoLock) {
 TEST_F(KeyLockTest, CaptureMarkersAreCountedWhileHeldAndWaitedForBounded) {
   EXPECT_EQ(store_->captures_in_flight(), 0u);
   KeyLock mark, second;
-  ASSERT_FALSE(store_->mark_capture(kKey, &mark));
-  EXPECT_EQ(store_->mark_capture(kKey, &second), std::errc::resource_unavailable_try_again) << "one owner per key";
+  ASSERT_FALSE(store_->mark_capture(kKey, 0, &mark));
+  EXPECT_EQ(store_->mark_capture(kKey, 0, &second), std::errc::resource_unavailable_try_again) << "one owner per key";
   KeyLock build;
   EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &build)) << "a marker is not the build lock";
   EXPECT_EQ(store_->captures_in_flight(), 1u);
@@ -175,11 +176,32 @@ TEST_F(KeyLockTest, CaptureMarkersAreCountedWhileHeldAndWaitedForBounded) {
   EXPECT_FALSE(fs::exists(root_ / "cache" / "locks" / (kKey.hex() + ".capture"))) << "its owner removes it";
 }
 
+// Issue 39: the marker names the app's own build time of its key, which bounds a wait for the
+// helper. What another writer left there (not a number, an absurd one, a huge file) names none.
+TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildTimeItSavesAndNothingElseIsBelieved) {
+  EXPECT_FALSE(store_->capture_build_time(kKey)) << "no marker";
+  KeyLock mark;
+  ASSERT_FALSE(store_->mark_capture(kKey, 123456, &mark));
+  ASSERT_TRUE(store_->capture_build_time(kKey));
+  EXPECT_EQ(store_->capture_build_time(kKey)->count(), 123456);
+  const fs::path marker = root_ / "cache" / "locks" / (kKey.hex() + ".capture");
+  for (const std::string& text : {std::string("build_us x\n"), std::string("build_us \n"), std::string("12\n"),
+                                  std::string("build_us 99999999999999999999\n"), std::string("build_us -5\n"),
+                                  "build_us 1" + std::string(100, '0')}) {
+    std::ofstream(marker, std::ios::trunc) << text;
+    EXPECT_FALSE(store_->capture_build_time(kKey)) << text;
+  }
+  mark.release();
+  KeyLock again;
+  ASSERT_FALSE(store_->mark_capture(kKey, 7, &again));
+  EXPECT_EQ(store_->capture_build_time(kKey)->count(), 7) << "a new marker says only its own time";
+}
+
 TEST_F(KeyLockTest, AMarkerWhoseOwnerDiedIsNotInFlightAndIsRemoved) {
   const pid_t child = ::fork();
   if (child == 0) {
     KeyLock mark;
-    _exit(store_->mark_capture(kKey, &mark) ? 1 : 0);  // dies holding it: the file stays, unlocked
+    _exit(store_->mark_capture(kKey, 0, &mark) ? 1 : 0);  // dies holding it: the file stays, unlocked
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
@@ -201,8 +223,8 @@ TEST_F(KeyLockTest, AWaitLeavesNoWantedMarkerForKeysThatSettled) {
   for (bool a_first : {true, false}) {
     SCOPED_TRACE(a_first ? "A settles first" : "B settles first");
     KeyLock mark_a, mark_b;
-    ASSERT_FALSE(store_->mark_capture(a, &mark_a));
-    ASSERT_FALSE(store_->mark_capture(b, &mark_b));
+    ASSERT_FALSE(store_->mark_capture(a, 0, &mark_a));
+    ASSERT_FALSE(store_->mark_capture(b, 0, &mark_b));
     std::size_t left = 99;
     std::thread waiter([&] { left = store_->wait_for_captures(std::chrono::milliseconds(20000)); });
     const auto marked = [&] { return fs::exists(locks / (a.hex() + ".wanted")) && fs::exists(locks / (b.hex() + ".wanted")); };
@@ -225,7 +247,7 @@ TEST_F(KeyLockTest, AWaitLeavesNoWantedMarkerForKeysThatSettled) {
 // A marker handed to another process stays held by it: the helper adopts what the app sent.
 TEST_F(KeyLockTest, AHandedOverMarkerIsAdoptedOnlyAsItsKeys) {
   KeyLock mark, adopted, wrong;
-  ASSERT_FALSE(store_->mark_capture(kKey, &mark));
+  ASSERT_FALSE(store_->mark_capture(kKey, 0, &mark));
   const int copy = ::dup(static_cast<int>(mark.native_handle()));
   const int copy2 = ::dup(static_cast<int>(mark.native_handle()));
   EXPECT_TRUE(store_->adopt_capture_mark(Digest128{9, 9}, copy2, &wrong)) << "another key's marker";

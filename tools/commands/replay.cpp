@@ -103,6 +103,7 @@ ReplayResult replay_one(const ReplayOptions& options) {
   request.mark.for_pid = options.for_pid;
   request.mark.at_exit = options.at_exit;
   request.mark.waited_for = options.waited_for;
+  if (options.helper) request.mark.group_nice = group_nice();
   return replay(request, *adapter);
 }
 

@@ -237,7 +237,7 @@ constexpr std::chrono::milliseconds kIdleExit{30000};
 // may take far longer in wall time without being stuck. A worker still not done after this many
 // times the limit in wall time hangs without using CPU time (a driver deadlocked) and is killed.
 constexpr int kWallTimeLimitFactor = 6;
-// How often a helper at work looks for processes that came to wait for it (build_for_a_waiter).
+// How often a helper at work looks whether it should build at full priority (build_at_full_priority).
 constexpr std::chrono::milliseconds kWaiterCheck{250};
 
 class Helper {
@@ -282,7 +282,7 @@ class Helper {
         worker_.stop();
         finish(/*died=*/true);
       } else if (ready == 0 && building_) {
-        build_for_a_waiter(someone_waits());
+        build_at_full_priority(at_full_priority());
       }
     }
     return 0;
@@ -351,6 +351,10 @@ class Helper {
 
   bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
 
+  // Behind its app only while the app runs: once it has gone, what is left is the cache's filling,
+  // which the next run wants (issue 39). Else only for a waiter.
+  bool at_full_priority(const Job* starting = nullptr) const { return app_gone_ || someone_waits(starting); }
+
   // Whether another process waits for the program under way (`starting`, or the one building)
   // or for one queued behind it: then the helper runs at full priority.
   bool someone_waits(const Job* starting = nullptr) const {
@@ -383,7 +387,7 @@ class Helper {
   bool send_to_worker(const Job& job) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!worker_.running() && !worker_.start(base_)) return false;
-      build_for_a_waiter(someone_waits(&job));
+      build_at_full_priority(at_full_priority(&job));
       if (worker_.send(job, app_gone_, store_.key_wanted(job.key))) return true;
       worker_.stop();
     }

@@ -1,5 +1,6 @@
 #include "tools/lib/helper_priority.hpp"
 
+#include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
@@ -28,9 +29,20 @@ void run_behind_the_app() {
   set_group_nice("19");
 }
 
-void build_for_a_waiter(bool waited_for) {
+void build_at_full_priority(bool full) {
   static bool boosted = false;
-  if (waited_for != boosted && set_group_nice(waited_for ? "0" : "19")) boosted = waited_for;
+  if (full != boosted && set_group_nice(full ? "0" : "19")) boosted = full;
+}
+
+int group_nice() {
+  // "/autogroup-123 nice 19\n"
+  const int autogroup = ::open("/proc/self/autogroup", O_RDONLY | O_CLOEXEC);
+  if (autogroup < 0) return -1;
+  char text[64] = {};
+  const ssize_t got = ::read(autogroup, text, sizeof text - 1);
+  ::close(autogroup);
+  const char* nice = got > 0 ? std::strstr(text, " nice ") : nullptr;
+  return nice ? std::atoi(nice + 6) : -1;
 }
 
 }  // namespace jitcache::tool

@@ -12,10 +12,15 @@ namespace jitcache::tool {
 // cannot be lowered again) and the lowest priority, 19, for its scheduling group.
 void run_behind_the_app();
 
-// At each build's start and every 250 ms while it runs: the group at 0 while another process waits
-// for that program or one queued behind it (its `.wanted` marker: a run with the driver's cache
-// off, `jitcache wait`, `pack create`), else back at 19.
+// At each build's start and every 250 ms while it runs: the group at 0 while nobody is left to
+// run behind (the app that started the helper has exited: the cache should fill, also on a busy
+// machine) or another process waits for that program or one queued behind it (its `.wanted`
+// marker: a run with the driver's cache off, `jitcache wait`, `pack create`), else back at 19.
 // Best effort: the kernel refuses changes closer than 100 ms apart to unprivileged processes.
-void build_for_a_waiter(bool waited_for);
+void build_at_full_priority(bool full);
+
+// The nice value of this process's scheduling group (/proc/self/autogroup); -1 where there is none.
+// For the trace of a helper's build: the priority it was built at.
+int group_nice();
 
 }  // namespace jitcache::tool
