@@ -425,7 +425,13 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
     lookup.reason = "built here: its capture was still in flight (the driver's own cache rebuilds it cheaply)";
     lookup.captured_elsewhere = true;
   } else if (for_helper) {
-    bound = helper_wait_bound(lookup.key.key);
+    std::string why_not;
+    bound = helper_wait_bound(lookup.key.key, &why_not);
+    if (bound.count() == 0) {
+      wait = false;
+      lookup.reason = "built here: " + why_not;
+      lookup.captured_elsewhere = true;
+    }
   }
   Stopwatch waiting;
   std::error_code error;
@@ -441,7 +447,7 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
     if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
       log_warning("gave up waiting for the capture helper building " + lookup.key.key.hex() + " after " +
                   std::to_string(bound.count()) +
-                  " ms (as long as its own build takes, within JITCACHE_WAIT_MS for all such waits): building here");
+                  " ms (what its build should have taken; JITCACHE_WAIT_MS bounds all such waits): building here");
     } else if (wait && error == std::errc::resource_unavailable_try_again) {
       log_warning("gave up waiting for another process building " + lookup.key.key.hex() + " after " +
                   std::to_string(settings_.wait_ms) + " ms (JITCACHE_WAIT_MS): building here");
@@ -455,14 +461,28 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   return true;
 }
 
-// A wait for a capture helper (issue 39) is worth no more than the build it saves: the app's own
-// build of the key took what its marker says, and building it here costs about that again. All such
-// waits of one process share JITCACHE_WAIT_MS, so a run behind a starved helper is slowed by that
-// much at most, not by that much per program.
-std::chrono::milliseconds Engine::helper_wait_bound(const Digest128& key) const {
+// A wait for a capture helper (issue 39) is worth no more than the build it saves. Its marker says
+// what the app's own build of the key took and since when the helper builds it: a key still queued
+// behind the helper's current build is built here at once (waiting would cost that build and more),
+// and one under way is waited for what should be left of it, plus a quarter of the build for a
+// helper slower than the app was, never longer than the whole build. All such waits of one process
+// share JITCACHE_WAIT_MS, so a run behind a starved helper is slowed by that much at most, not by
+// that much per program. A marker that says nothing (another user's) leaves JITCACHE_WAIT_MS.
+std::chrono::milliseconds Engine::helper_wait_bound(const Digest128& key, std::string* why_not) const {
   const std::int64_t left_us = std::max<std::int64_t>(helper_wait_left_us_.load(), 0);
   std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
-  if (const auto build = store_->capture_build_time(key)) bound_us = std::min<std::int64_t>(bound_us, build->count());
+  if (bound_us == 0) *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
+  const DiskStore::CaptureProgress progress = store_->capture_progress(key);
+  if (progress.build_time) {
+    const std::int64_t build_us = progress.build_time->count();
+    if (!progress.started_ns) {
+      *why_not = "its capture helper had not started it (waiting would cost more than building it)";
+      return std::chrono::milliseconds(0);
+    }
+    const std::int64_t elapsed_us = std::max<std::int64_t>((fileops::now_ns() - *progress.started_ns) / 1000, 0);
+    const std::int64_t worth_us = std::min(build_us, std::max<std::int64_t>(build_us - elapsed_us, 0) + build_us / 4);
+    bound_us = std::min(bound_us, worth_us);
+  }
   return std::chrono::milliseconds((bound_us + 999) / 1000);
 }
 

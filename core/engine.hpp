@@ -224,7 +224,7 @@ class Engine {
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   bool take_handed_lock(Lookup& lookup);
-  std::chrono::milliseconds helper_wait_bound(const Digest128& key) const;
+  std::chrono::milliseconds helper_wait_bound(const Digest128& key, std::string* why_not) const;
   nlohmann::json trace_record(const Lookup& lookup) const;
   TraceRetention trace_retention() const;
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as

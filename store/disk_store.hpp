@@ -163,16 +163,23 @@ class DiskStore {
   // held by whoever owes the key's entry (the app that handed the key to its capture helper, then
   // the helper) until the entry is stored or given up. Taken without waiting: fails with
   // resource_unavailable_try_again when another process owes the key already. The marker says
-  // how long the app's own build of the key took (`build_us`): a process waits for the helper no
-  // longer than that, since building the key itself would cost it no more.
+  // how long the app's own build of the key took (`build_us`) and, once the helper starts building
+  // it (mark_capture_started), since when: a process waits for the helper only for what is left
+  // of a build under way, never longer than building the key itself would take.
   std::error_code mark_capture(const Digest128& key, std::uint64_t build_us, KeyLock* mark);
+  // The helper, as it starts building `key` (it holds `mark`): the marker gets the start time.
+  void mark_capture_started(const Digest128& key, const KeyLock& mark);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
   // Whether the capture of `key` is in flight now (its marker is held).
   bool capture_in_flight(const Digest128& key) const;
-  // The build time its marker names; none when it names none this process can trust (no marker,
-  // another user's, or not a number).
-  std::optional<std::chrono::microseconds> capture_build_time(const Digest128& key) const;
+  // What its marker says; nothing where it says nothing this process can trust (no marker,
+  // another user's, not numbers).
+  struct CaptureProgress {
+    std::optional<std::chrono::microseconds> build_time;  // the app's own build of the key
+    std::optional<std::int64_t> started_ns;               // wall clock: the helper started building it
+  };
+  CaptureProgress capture_progress(const Digest128& key) const;
   // How many captures are in flight now (markers someone holds).
   std::size_t captures_in_flight() const;
   // Waits until no capture is in flight or `wait` passed; returns how many still are.

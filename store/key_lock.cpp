@@ -6,7 +6,11 @@
 // it holds, and starts over when it does not.
 #include "store/disk_store.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "store/disk_store_impl.hpp"
@@ -15,9 +19,34 @@
 namespace jitcache {
 namespace {
 
-// A capture marker's text: "build_us <N>\n", what the app's own build of the key took.
+// A capture marker's text: "build_us <N>\n" (what the app's own build of the key took), then
+// "started_ns <wall clock>\n" once the helper builds it.
 constexpr std::string_view kCaptureBuildTime = "build_us ";
-constexpr std::uint64_t kMaxCaptureBuildTimeUs = 24ull * 3600 * 1000 * 1000;  // more is no build time
+constexpr std::string_view kCaptureStarted = "started_ns ";
+constexpr std::int64_t kMaxCaptureBuildTimeUs = 24ll * 3600 * 1000 * 1000;  // more is no build time
+constexpr std::uint64_t kMaxMarker = 128;
+
+std::string capture_marker_text(std::int64_t build_us, std::optional<std::int64_t> started_ns) {
+  std::string text = std::string(kCaptureBuildTime) + std::to_string(build_us) + "\n";
+  if (started_ns) text += std::string(kCaptureStarted) + std::to_string(*started_ns) + "\n";
+  return text;
+}
+
+// The number after `name` at the start of a line of `text`, if it is one in [0, max].
+std::optional<std::int64_t> marker_number(std::string_view text, std::string_view name, std::int64_t max) {
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    if (line.substr(0, name.size()) == name) {
+      std::int64_t value = -1;
+      const auto [stop, error] = std::from_chars(line.data() + name.size(), line.data() + line.size(), value);
+      if (error != std::errc() || stop != line.data() + line.size() || value < 0 || value > max) return std::nullopt;
+      return value;
+    }
+    at = end + 1;
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -162,7 +191,8 @@ std::error_code DiskStore::mark_capture(const Digest128& key, std::uint64_t buil
                                                      &state->lock)) {
       return error;
     }
-    (void)state->lock.replace_contents(std::string(kCaptureBuildTime) + std::to_string(build_us) + "\n");  // a hint only
+    const auto build = static_cast<std::int64_t>(std::min<std::uint64_t>(build_us, kMaxCaptureBuildTimeUs));
+    (void)state->lock.replace_contents(capture_marker_text(build, std::nullopt));  // a hint only
     mark->state_ = std::move(state);
     return {};
   } catch (...) {
@@ -179,20 +209,26 @@ bool DiskStore::capture_in_flight(const Digest128& key) const {
          std::errc::resource_unavailable_try_again;
 }
 
-std::optional<std::chrono::microseconds> DiskStore::capture_build_time(const Digest128& key) const {
+void DiskStore::mark_capture_started(const Digest128& key, const KeyLock& mark) {
+  if (!mark.held()) return;
+  const std::optional<std::chrono::microseconds> build = capture_progress(key).build_time;
+  (void)mark.state_->lock.replace_contents(capture_marker_text(build ? build->count() : 0, fileops::now_ns()));
+}
+
+DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) const {
   const auto& layout = impl_->layout;
   fileops::File marker;
   std::string text;
-  constexpr std::uint64_t kMaxMarker = 64;
   if (fileops::File::open_read(layout.dir(), layout.key_capture(key), &marker, kMaxMarker) ||
-      marker.read_all(&text, kMaxMarker) || text.rfind(kCaptureBuildTime, 0) != 0) {
-    return std::nullopt;
+      marker.read_all(&text, kMaxMarker)) {
+    return {};
   }
-  std::uint64_t build_us = 0;
-  const char* digits = text.data() + kCaptureBuildTime.size();
-  const auto [end, error] = std::from_chars(digits, text.data() + text.size(), build_us);
-  if (error != std::errc() || end == digits || build_us > kMaxCaptureBuildTimeUs) return std::nullopt;
-  return std::chrono::microseconds(build_us);
+  CaptureProgress progress;
+  if (auto build = marker_number(text, kCaptureBuildTime, kMaxCaptureBuildTimeUs)) {
+    progress.build_time = std::chrono::microseconds(*build);
+  }
+  progress.started_ns = marker_number(text, kCaptureStarted, INT64_MAX);
+  return progress;
 }
 
 std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }

@@ -176,25 +176,38 @@ TEST_F(KeyLockTest, CaptureMarkersAreCountedWhileHeldAndWaitedForBounded) {
   EXPECT_FALSE(fs::exists(root_ / "cache" / "locks" / (kKey.hex() + ".capture"))) << "its owner removes it";
 }
 
-// Issue 39: the marker names the app's own build time of its key, which bounds a wait for the
-// helper. What another writer left there (not a number, an absurd one, a huge file) names none.
-TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildTimeItSavesAndNothingElseIsBelieved) {
-  EXPECT_FALSE(store_->capture_build_time(kKey)) << "no marker";
+// Issue 39: the marker names the app's own build time of its key and, once the helper starts it,
+// since when it builds: they bound a wait for the helper. What another writer left there (not a
+// number, an absurd one, a huge file) names nothing.
+TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildItSavesAndWhenItStartedAndNothingElseIsBelieved) {
+  EXPECT_FALSE(store_->capture_progress(kKey).build_time) << "no marker";
   KeyLock mark;
   ASSERT_FALSE(store_->mark_capture(kKey, 123456, &mark));
-  ASSERT_TRUE(store_->capture_build_time(kKey));
-  EXPECT_EQ(store_->capture_build_time(kKey)->count(), 123456);
+  ASSERT_TRUE(store_->capture_progress(kKey).build_time);
+  EXPECT_EQ(store_->capture_progress(kKey).build_time->count(), 123456);
+  EXPECT_FALSE(store_->capture_progress(kKey).started_ns) << "handed over, not started";
+  const auto before = std::chrono::system_clock::now().time_since_epoch();
+  store_->mark_capture_started(kKey, mark);
+  const auto after = std::chrono::system_clock::now().time_since_epoch();
+  const DiskStore::CaptureProgress started = store_->capture_progress(kKey);
+  ASSERT_TRUE(started.started_ns);
+  EXPECT_GE(*started.started_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(before).count());
+  EXPECT_LE(*started.started_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(after).count());
+  EXPECT_EQ(started.build_time->count(), 123456) << "the build time stays";
   const fs::path marker = root_ / "cache" / "locks" / (kKey.hex() + ".capture");
   for (const std::string& text : {std::string("build_us x\n"), std::string("build_us \n"), std::string("12\n"),
                                   std::string("build_us 99999999999999999999\n"), std::string("build_us -5\n"),
-                                  "build_us 1" + std::string(100, '0')}) {
+                                  std::string("build_us 5x\n"), "build_us 1" + std::string(200, '0')}) {
     std::ofstream(marker, std::ios::trunc) << text;
-    EXPECT_FALSE(store_->capture_build_time(kKey)) << text;
+    EXPECT_FALSE(store_->capture_progress(kKey).build_time) << text;
   }
+  std::ofstream(marker, std::ios::trunc) << "build_us 5\nstarted_ns -1\n";
+  EXPECT_FALSE(store_->capture_progress(kKey).started_ns);
   mark.release();
   KeyLock again;
   ASSERT_FALSE(store_->mark_capture(kKey, 7, &again));
-  EXPECT_EQ(store_->capture_build_time(kKey)->count(), 7) << "a new marker says only its own time";
+  EXPECT_EQ(store_->capture_progress(kKey).build_time->count(), 7) << "a new marker says only its own time";
+  EXPECT_FALSE(store_->capture_progress(kKey).started_ns);
 }
 
 TEST_F(KeyLockTest, AMarkerWhoseOwnerDiedIsNotInFlightAndIsRemoved) {

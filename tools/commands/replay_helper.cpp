@@ -372,6 +372,7 @@ class Helper {
         continue;  // another process holds it all that time: its builder stores it, or the next run builds it
       }
       if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
+      store_.mark_capture_started(job.key, job.mark);  // waiters weigh what is left of it
       if (!send_to_worker(job)) {
         count_helper_failure("capture_helper_failed");
         continue;
