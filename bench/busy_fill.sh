@@ -19,8 +19,9 @@ loops=()
 trap 'kill -9 "${loops[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 pocl=${POCL_LIBRARY:-$(ls /usr/lib/x86_64-linux-gnu/libpocl.so* 2>/dev/null | head -1)}
 mkdir -p "$work/icd" && echo "$pocl" > "$work/icd/pocl.icd"
-unset OCL_ICD_FILENAMES  # the lent machine lists its drivers there: PoCL alone here
-export OCL_ICD_VENDORS=$work/icd POCL_CPU_MAX_CU_NUM=2 POCL_MAX_PTHREAD_COUNT=2
+# PoCL alone, for ocl-icd (OCL_ICD_VENDORS) and for the Khronos loader of the lent machine, which
+# lists its drivers in OCL_ICD_FILENAMES (and finds none in a vendors folder of ours).
+export OCL_ICD_FILENAMES=$pocl OCL_ICD_VENDORS=$work/icd POCL_CPU_MAX_CU_NUM=2 POCL_MAX_PTHREAD_COUNT=2
 export BENCH_WORK_ROOT=$work
 reps=()
 for pair in $(seq "$pairs"); do

@@ -272,6 +272,11 @@ static std::shared_ptr<const std::string> answers_text_of(const nlohmann::json& 
 
 Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device,
                       const LookupContext& context) {
+  // From its first build on, the app is one a capture helper runs behind (DiskStore::announce_app);
+  // a replay (a helper's worker, `jitcache warm`) is not.
+  std::call_once(app_announced_, [this] {
+    if (!replay_mark()) store_->announce_app();
+  });
   Lookup lookup;
   lookup.program = program.inputs;
   lookup.device = std::move(device);

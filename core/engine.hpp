@@ -252,6 +252,7 @@ class Engine {
   std::mutex handed_locks_mutex_;
   std::set<Digest128> handed_locks_;  // build_lock_held_for's, until their lookup comes
   std::atomic<std::int64_t> helper_wait_left_us_;  // what this process may still wait for capture helpers
+  std::once_flag app_announced_;
 };
 
 }  // namespace jitcache

@@ -187,6 +187,13 @@ class DiskStore {
   std::size_t wait_for_captures(std::chrono::milliseconds wait,
                                 const std::function<void(std::size_t)>& progress = nullptr) const;
 
+  // Apps at work on this store (issue 39): a process that builds through the shim holds a shared
+  // lock on <root>/locks/apps.running for as long as the store is open (its life); a capture
+  // helper runs behind them, and at full priority when none is left. Best effort: a moment's try.
+  void announce_app();
+  // Whether some process holds that lock now (another process than this one, for a helper).
+  bool apps_running() const;
+
   // Recorded inputs (store/input_records.hpp): stores `record` under its own XXH3-128 unless a
   // record of that name is there already (then only refreshes its mtime). Counted in the size.
   SaveResult save_inputs(std::string_view record, Digest128* digest);

@@ -159,7 +159,7 @@ class Dir {
   std::filesystem::path path_;
 };
 
-// An exclusive advisory lock on a lock file, held until destruction. Locks belong to the open
+// An advisory lock on a lock file (exclusive unless acquired shared), held until destruction. Locks belong to the open
 // file, so two handles conflict even inside one process and a forked child never shares one.
 class FileLock {
  public:
@@ -173,6 +173,9 @@ class FileLock {
                                  FileLock* lock);
   static std::error_code acquire(const Dir& dir, const std::filesystem::path& relative,
                                  std::chrono::milliseconds wait, FileLock* lock);
+  // A shared lock instead: any number of holders, none while another holds it exclusively.
+  static std::error_code acquire_shared(const Dir& dir, const std::filesystem::path& relative,
+                                        std::chrono::milliseconds wait, FileLock* lock);
   // Takes a descriptor this process inherited from the lock's holder (posix_spawn): the lock
   // belongs to the open file, so locking it again succeeds at once when the descriptor holds it.
   // It is made close-on-exec. Fails with resource_unavailable_try_again when another open file
@@ -190,7 +193,7 @@ class FileLock {
   }
 
  private:
-  static std::error_code lock_file(File file, std::chrono::milliseconds wait, FileLock* lock);
+  static std::error_code lock_file(File file, std::chrono::milliseconds wait, FileLock* lock, bool shared = false);
   File file_;  // closing it releases the lock
 };
 

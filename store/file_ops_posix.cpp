@@ -666,6 +666,13 @@ std::error_code FileLock::acquire(const Dir& dir, const std::filesystem::path& r
   return lock_file(std::move(file), wait, lock);
 }
 
+std::error_code FileLock::acquire_shared(const Dir& dir, const std::filesystem::path& relative,
+                                         std::chrono::milliseconds wait, FileLock* lock) {
+  File file;
+  if (auto error = File::open_or_create(dir, relative, &file)) return error;
+  return lock_file(std::move(file), wait, lock, /*shared=*/true);
+}
+
 std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
                                   FileLock* lock) {
   File file;
@@ -683,13 +690,13 @@ std::error_code FileLock::adopt(std::intptr_t handle, FileLock* lock) {
   return lock_file(std::move(file), std::chrono::milliseconds(0), lock);
 }
 
-std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock) {
+std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock, bool shared) {
   // Poll with a growing pause instead of a blocking flock: a stopped or hung holder must not
   // stall the application beyond `wait`.
   const auto deadline = std::chrono::steady_clock::now() + wait;
   auto pause = std::chrono::microseconds(50);
   for (;;) {
-    if (::flock(fd_of(file.handle_), LOCK_EX | LOCK_NB) == 0) {
+    if (::flock(fd_of(file.handle_), (shared ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0) {
       lock->file_ = std::move(file);
       return {};
     }

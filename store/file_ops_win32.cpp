@@ -432,6 +432,13 @@ std::error_code FileLock::acquire(const Dir& dir, const std::filesystem::path& r
   return lock_file(std::move(file), wait, lock);
 }
 
+std::error_code FileLock::acquire_shared(const Dir& dir, const std::filesystem::path& relative,
+                                         std::chrono::milliseconds wait, FileLock* lock) {
+  File file;
+  if (auto error = File::open_or_create(dir, relative, &file)) return error;
+  return lock_file(std::move(file), wait, lock, /*shared=*/true);
+}
+
 std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
                                   FileLock* lock) {
   File file;
@@ -443,7 +450,7 @@ std::error_code FileLock::adopt(std::intptr_t, FileLock*) {
   return std::make_error_code(std::errc::not_supported);  // no capture helper on Windows
 }
 
-std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock) {
+std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock, bool shared) {
   // Windows byte-range locks are mandatory: lock one byte far past any data so that the lock
   // file stays readable and writable by everyone while it is held.
   OVERLAPPED region{};
@@ -452,7 +459,7 @@ std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, F
   const auto deadline = std::chrono::steady_clock::now() + wait;
   auto pause = std::chrono::microseconds(50);
   for (;;) {
-    if (LockFileEx(handle_of(file.handle_), LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &region)) {
+    if (LockFileEx(handle_of(file.handle_), (shared ? 0 : LOCKFILE_EXCLUSIVE_LOCK) | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &region)) {
       lock->file_ = std::move(file);
       return {};
     }

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -208,6 +209,32 @@ TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildItSavesAndWhenItStartedAndNothing
   ASSERT_FALSE(store_->mark_capture(kKey, 7, &again));
   EXPECT_EQ(store_->capture_progress(kKey).build_time->count(), 7) << "a new marker says only its own time";
   EXPECT_FALSE(store_->capture_progress(kKey).started_ns);
+}
+
+// Issue 39: an app at work on the store holds apps.running shared for as long as its store is
+// open; several apps at once, and none once they have gone (however they ended).
+TEST_F(KeyLockTest, AppsAtWorkAreSeenWhileTheyHoldTheirStoreAndNotAfter) {
+  EXPECT_FALSE(store_->apps_running()) << "none yet";
+  auto first = open(false), second = open(false);
+  first->announce_app();
+  second->announce_app();
+  EXPECT_TRUE(store_->apps_running());
+  first.reset();
+  EXPECT_TRUE(store_->apps_running()) << "the second is still at work";
+  second.reset();
+  EXPECT_FALSE(store_->apps_running());
+  const pid_t child = ::fork();
+  if (child == 0) {
+    auto app = open(false);
+    app->announce_app();
+    ::raise(SIGKILL);  // dies at work: no destructor runs
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_FALSE(store_->apps_running()) << "an app that died is not at work";
+  auto read_only = open(true);
+  read_only->announce_app();
+  EXPECT_FALSE(store_->apps_running()) << "a read-only store is never written to";
 }
 
 TEST_F(KeyLockTest, AMarkerWhoseOwnerDiedIsNotInFlightAndIsRemoved) {

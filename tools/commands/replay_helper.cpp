@@ -351,9 +351,12 @@ class Helper {
 
   bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
 
-  // Behind its app only while the app runs: once it has gone, what is left is the cache's filling,
-  // which the next run wants (issue 39). Else only for a waiter.
-  bool at_full_priority(const Job* starting = nullptr) const { return app_gone_ || someone_waits(starting); }
+  // Behind the apps of its cache while any runs (its own, the next run of it, another app); with
+  // none left, what remains is the cache's filling, which the next run wants (issue 39). And for
+  // a waiter.
+  bool at_full_priority(const Job* starting = nullptr) const {
+    return someone_waits(starting) || !store_.apps_running();
+  }
 
   // Whether another process waits for the program under way (`starting`, or the one building)
   // or for one queued behind it: then the helper runs at full priority.

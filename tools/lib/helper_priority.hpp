@@ -13,9 +13,9 @@ namespace jitcache::tool {
 void run_behind_the_app();
 
 // At each build's start and every 250 ms while it runs: the group at 0 while nobody is left to
-// run behind (the app that started the helper has exited: the cache should fill, also on a busy
-// machine) or another process waits for that program or one queued behind it (its `.wanted`
-// marker: a run with the driver's cache off, `jitcache wait`, `pack create`), else back at 19.
+// run behind (no app of its cache runs: the cache should fill, also on a busy machine) or another
+// process waits for that program or one queued behind it (its `.wanted` marker: a run with the
+// driver's cache off, `jitcache wait`, `pack create`), else back at 19.
 // Best effort: the kernel refuses changes closer than 100 ms apart to unprivileged processes.
 void build_at_full_priority(bool full);
 
