@@ -51,9 +51,12 @@ def verdicts(trace_dir):
         except (OSError, ValueError):
             continue
         verdict = trace.get("verdict")
-        if verdict == "captured":  # a helper's build: where its time went
+        if verdict == "captured":  # a helper's build: where its time went, and at what priority
             helper_build += trace.get("timings_us", {}).get("build", 0) / 1e6
             helper_check += trace.get("timings_us", {}).get("load_check", 0) / 1e6
+            helper = trace.get("capture_helper", {})
+            print(f"helper build: group_nice {helper.get('group_nice')} waited_for {helper.get('waited_for')} "
+                  f"at_exit {helper.get('at_exit')} ended {helper.get('ended_us', 0) / 1e6:.1f}", file=sys.stderr)
         if verdict in ("captured", "uncacheable"):
             continue
         lookups += 1

@@ -5,7 +5,7 @@
 # loaded. PoCL alone is the driver, told it has two compute units. Variants alternate over the
 # pairs, so old and new builds run at the same time on the same machine:
 #   BENCH_VARIANTS="new=/abs/build old=/abs/build"  (folders with shim/, tools/, lib/ and the app)
-#   BENCH_PAIRS=6  BENCH_APP="release_early100"     (example | release_early100)
+#   BENCH_PAIRS=6  BENCH_ROUNDS=1  BENCH_APP="release_early100"   (example | release_earlyN: N programs)
 # CSV rows (variant,app,stage,rep,wall_s,cpu_s,cpu_with_helpers_s,hits,lookups,helper_build_s,
 # helper_check_s,exit_code) on
 # stdout; bench/busy_fill_report.py makes the table.
@@ -23,6 +23,7 @@ mkdir -p "$work/icd" && echo "$pocl" > "$work/icd/pocl.icd"
 # lists its drivers in OCL_ICD_FILENAMES (and finds none in a vendors folder of ours).
 export OCL_ICD_FILENAMES=$pocl OCL_ICD_VENDORS=$work/icd POCL_CPU_MAX_CU_NUM=2 POCL_MAX_PTHREAD_COUNT=2
 export BENCH_WORK_ROOT=$work
+for round in $(seq "${BENCH_ROUNDS:-1}"); do
 reps=()
 for pair in $(seq "$pairs"); do
   cpus="$((2 * pair)),$((2 * pair + 1))"
@@ -30,13 +31,17 @@ for pair in $(seq "$pairs"); do
   name=${variant%%=*} build=${variant#*=}
   case ${BENCH_APP:-example} in
     example) app=("$build/apps/opencl_example" --kernels "$PWD/examples/opencl/kernels") ;;
-    release_early100) app=("$build/apps/opencl_release_early" 100) ;;
+    release_early*) app=("$build/apps/opencl_release_early" "${BENCH_APP#release_early}") ;;  # release_early30: 30 programs
     *) echo "unknown BENCH_APP" >&2; exit 2 ;;
   esac
   for _ in $(seq "${BENCH_BUSY:-2}"); do setsid taskset -c "$cpus" sh -c 'while :; do :; done' & loops+=($!); done
-  LD_LIBRARY_PATH=$build/lib taskset -c "$cpus" python3 bench/busy_fill.py "$build" "$name" "$pair" \
-    "${BENCH_APP:-example}" "${app[@]}" > "$work/rep-$pair.csv" &
+  rep=$(( (round - 1) * pairs + pair ))
+  LD_LIBRARY_PATH=$build/lib taskset -c "$cpus" python3 bench/busy_fill.py "$build" "$name" "$rep" \
+    "${BENCH_APP:-example}" "${app[@]}" > "$work/rep-$rep.csv" &
   reps+=($!)
 done
 wait "${reps[@]}"
+kill -9 "${loops[@]}" 2>/dev/null || true
+loops=()
+done
 cat "$work"/rep-*.csv

@@ -71,5 +71,6 @@ if [ "$kind" = asan ]; then
   ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L integration \
     -R 'OpenClReliability|SecondRunHitsEveryBuild|CorruptedBinary'
 else
-  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L unit -E spirv_fixture
+  # Only the unit tests built above (the fuzz smoke runs are asan's).
+  ctest --test-dir "$build_dir" --output-on-failure -j"$jobs" -L unit -E 'spirv_fixture|_fuzz_smoke'
 fi
