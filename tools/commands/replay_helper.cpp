@@ -405,6 +405,13 @@ class Helper {
       // no app loads bytes no worker saw load back. The build lock is still held here.
       store_.remove(building_->key);
     }
+    // The next program in line (its build lock held) starts now: marked so before this one's lock
+    // goes, so that a run going through the programs in the app's order, woken by that, finds the
+    // next one under way and waits for it rather than building it again (issue 32's second run).
+    if (!pending_.empty()) {
+      const auto next = next_job();
+      if (next->lock.held()) store_.mark_capture_started(next->key, next->mark);
+    }
     building_.reset();  // its marker and build lock let go: stored, or given up
   }
 
