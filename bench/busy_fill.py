@@ -17,27 +17,15 @@ import ctypes
 import glob
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+from next_run import children_cpu, reap_orphans as reap_helpers  # the same child-subreaper accounting
+
 PR_SET_CHILD_SUBREAPER = 36
-
-
-def children_cpu():
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def reap_helpers():
-    while True:
-        try:
-            os.wait()
-        except ChildProcessError:
-            return
 
 
 def verdicts(trace_dir):

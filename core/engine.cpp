@@ -480,7 +480,7 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
 std::chrono::milliseconds Engine::helper_wait_bound(const Digest128& key, std::string* why_not) const {
   const std::int64_t left_us = std::max<std::int64_t>(helper_wait_left_us_.load(), 0);
   std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
-  if (bound_us == 0) *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
+  *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
   const DiskStore::CaptureProgress progress = store_->capture_progress(key);
   if (progress.build_time) {
     if (!progress.started_ns) {

@@ -210,9 +210,9 @@ bool DiskStore::capture_in_flight(const Digest128& key) const {
 }
 
 void DiskStore::mark_capture_started(const Digest128& key, const KeyLock& mark) {
-  if (!mark.held()) return;
   const std::optional<std::chrono::microseconds> build = capture_progress(key).build_time;
-  (void)mark.state_->lock.replace_contents(capture_marker_text(build ? build->count() : 0, fileops::now_ns()));
+  if (!mark.held() || !build) return;  // a marker that says nothing keeps saying nothing
+  (void)mark.state_->lock.replace_contents(capture_marker_text(build->count(), fileops::now_ns()));
 }
 
 DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) const {
