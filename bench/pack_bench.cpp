@@ -36,11 +36,11 @@
 #include "hashing/bounded_json.hpp"
 #include "shim/opencl/lazy_answers.hpp"
 #include "shim/opencl/recorded_answers.hpp"
-#include "store/disk_store.hpp"
-#include "store/entry_check.hpp"
-#include "store/pack_reader.hpp"
-#include "store/pack_sidecar.hpp"
-#include "store/pack_writer.hpp"
+#include "store/local/disk_store.hpp"
+#include "store/local/entry_check.hpp"
+#include "store/local/pack_sidecar.hpp"
+#include "store/pack/pack_reader.hpp"
+#include "store/pack/pack_writer.hpp"
 
 namespace fs = std::filesystem;
 using namespace jitcache;

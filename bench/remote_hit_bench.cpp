@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/disk_store.hpp"
-#include "store/tiers.hpp"
+#include "store/local/disk_store.hpp"
+#include "store/tiers/tiers.hpp"
 
 int main(int argc, char** argv) {
   using namespace jitcache;

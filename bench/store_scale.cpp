@@ -3,7 +3,7 @@
 //   store_scale fill DIR COUNT [BINARY_BYTES]   saves COUNT synthetic entries, then times
 //                                               random lookups, size() and list()
 //   store_scale autopass DIR [PASS_ENTRIES]     saves that cross max_size: the bounded automatic
-//                                               pass each runs (store/pass_scope.hpp), median and
+//                                               pass each runs (store/local/pass_scope.hpp), median and
 //                                               slowest of five
 //   store_scale evict DIR                       one eviction pass down to half the store
 //
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include "core/helper_environment.hpp"
 #include "core/log.hpp"
 #include "core/stats.hpp"
-#include "store/trusted_file.hpp"
+#include "store/files/trusted_file.hpp"
 
 extern char** environ;
 
@@ -192,7 +192,7 @@ void reap(pid_t pid) {
 }
 
 // Once per process: JITCACHE_HELPER, else the first candidate next to the shim that exists. Either
-// must pass the trust rule for code (store/trusted_file.hpp): a build tree under /tmp would make
+// must pass the trust rule for code (store/files/trusted_file.hpp): a build tree under /tmp would make
 // `<libdir>/../../bin/jitcache` a name any local user can create, run as this user on every miss.
 // A refusal is the one warning; no helper is then used (auto captures in the app).
 std::string find_helper_binary() {

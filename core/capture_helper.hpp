@@ -16,7 +16,7 @@
 #include <sys/types.h>
 
 #include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache {
 

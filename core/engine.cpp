@@ -8,23 +8,23 @@
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"
 #endif
-#include "core/replay_mark.hpp"
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
-#include "core/log.hpp"
 #include "core/input_recording.hpp"
+#include "core/log.hpp"
 #include "core/long_wait.hpp"
 #include "core/platform.hpp"
 #include "core/remote_tier.hpp"
+#include "core/replay_mark.hpp"
 #include "core/stats.hpp"
 #include "core/tier_source.hpp"
 #include "core/trace.hpp"
 #include "hashing/environment.hpp"
 #include "hashing/include_scan.hpp"
 #include "hashing/input_recheck.hpp"
-#include "store/disk_store.hpp"
-#include "store/file_ops.hpp"
-#include "store/tiers.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/local/disk_store.hpp"
+#include "store/tiers/tiers.hpp"
 
 namespace jitcache {
 namespace {
@@ -164,17 +164,6 @@ HelperPolicy helper_policy(const Settings& settings) {
 #endif
 }  // namespace
 
-const char* to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::hit: return "hit";
-    case Verdict::miss: return "miss";
-    case Verdict::stale: return "stale";
-    case Verdict::uncacheable: return "uncacheable";
-    case Verdict::failed: return "failed";
-  }
-  return "?";
-}
-
 Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
     : settings_(std::move(settings)),
       store_(std::move(store)),
@@ -258,10 +247,6 @@ PreparedProgram Engine::prepare(ProgramInputs program) const {
   prepared.inputs = std::make_shared<const ProgramInputs>(std::move(program));
   prepared.prepare_us = watch.elapsed_us();
   return prepared;
-}
-
-std::shared_ptr<const std::string> answers_text(const nlohmann::json& answers) {
-  return std::make_shared<const std::string>(answers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 // The answers of a sidecar parsed whole (disk, remote): null when it has none.
@@ -566,14 +551,6 @@ void Engine::refuse_served(const ServedEntry& entry, const std::string& reason) 
   count(counter::corrupt);  // its record, not the driver, refused it
   drop(entry);
   log_warning("cache entry " + entry.key.hex() + " dropped after it was served: " + reason);
-}
-
-std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar) {
-  auto it = sidecar.find("build_log");
-  if (it == sidecar.end() || !it->is_string()) return std::nullopt;
-  const std::string& log = it->get_ref<const std::string&>();
-  if (log.size() >= kBuildLogExcerpt) return std::nullopt;  // may have been cut
-  return log;
 }
 
 void Engine::built(Lookup& lookup, BuildResult result) {

@@ -6,8 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/file_ops.hpp"
-#include "store/json_file.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/files/json_file.hpp"
 
 namespace jitcache {
 namespace {

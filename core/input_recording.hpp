@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hashing/build_inputs.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache {
 

@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "store/trusted_file.hpp"
+#include "store/files/trusted_file.hpp"
 
 namespace jitcache {
 namespace {

@@ -12,7 +12,7 @@
 namespace jitcache {
 
 // The path to dlopen (resolved once), or nullopt with `why`: the trust rule for code
-// (store/trusted_file.hpp), then an ELF shared object of this machine's class and byte order
+// (store/files/trusted_file.hpp), then an ELF shared object of this machine's class and byte order
 // whose program headers, and the file ranges of every segment they name, lie within the file.
 std::optional<std::filesystem::path> check_loadable_library(const std::filesystem::path& path, std::string* why);
 

@@ -35,7 +35,7 @@ void at_fork(void (*prepare)(), void (*parent)(), void (*child)());
 // background writer runs jobs on the caller's thread instead.
 bool worker_threads_outlive_exit();
 
-// The factory of the pack and remote tiers (store/tiers.hpp) in libjitcache-tiers.so, loaded
+// The factory of the pack and remote tiers (store/tiers/tiers.hpp) in libjitcache-tiers.so, loaded
 // (RTLD_LOCAL, never unloaded) from the folder the library holding this code was loaded from (the
 // shim's). Null and `why` when it is missing, cannot be loaded or is not this build's. Windows: none.
 const TierFactory* load_tier_plugin(std::string* why);

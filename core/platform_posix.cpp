@@ -10,7 +10,7 @@
 
 #include "core/library_check.hpp"
 #include "core/platform.hpp"
-#include "store/tiers.hpp"
+#include "store/tiers/tiers.hpp"
 
 namespace jitcache::platform {
 namespace {

@@ -5,13 +5,13 @@
 #include <thread>
 
 #include "core/clock.hpp"
-#include "core/engine.hpp"
 #include "core/log.hpp"
 #include "core/long_wait.hpp"
+#include "core/lookup.hpp"
 #include "core/stats.hpp"
 #include "core/tier_source.hpp"
-#include "store/file_ops.hpp"
-#include "store/remote_programs.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/remote_api/program_summary.hpp"
 
 namespace jitcache {
 namespace {

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/settings.hpp"
-#include "store/remote_store.hpp"
-#include "store/tiers.hpp"
+#include "store/remote_api/remote_client.hpp"
+#include "store/tiers/tiers.hpp"
 
 namespace jitcache {
 

@@ -9,7 +9,7 @@
 #include "core/settings.hpp"
 #include "hashing/environment.hpp"
 #include "hashing/key.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache {
 namespace {

@@ -8,8 +8,8 @@
 #include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
 #include "hashing/environment.hpp"
-#include "store/file_ops.hpp"
-#include "store/root_check.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/files/root_check.hpp"
 
 namespace jitcache {
 namespace {
@@ -191,7 +191,7 @@ bool starts_with_scheme(std::string_view text) {
 }
 
 // One URL: [scheme://][user[:password]@]rest. Credentials end at the last '@' before the first
-// '/', as the URL parser (store/remote_url.cpp) reads them, so a raw '@' in a password is hidden
+// '/', as the URL parser (store/remote_api/remote_url.cpp) reads them, so a raw '@' in a password is hidden
 // too and an '@' in a path is not taken for one. Without a ':' the one part is the password.
 std::string redacted_url(std::string_view value) {
   const std::size_t scheme = value.find("://");
@@ -227,7 +227,7 @@ std::string redacted_setting(std::string_view key, std::string_view value) {
   if (value.empty()) return std::string(value);
   if (key == "remote_hmac_key" || key == "remote_bearer_token") return "***";
   if (key != "remote") return std::string(value);
-  // Each URL of the list on its own (store/remote_url.hpp: '|' or white space between them). A
+  // Each URL of the list on its own (store/remote_api/remote_url.hpp: '|' or white space between them). A
   // piece that is no URL means the list was cut inside one, at a raw '|' or blank in a password
   // (the parser refuses such a list): then the whole value is hidden as one URL, never a piece.
   std::string out;

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/long_wait.hpp"
-#include "store/file_ops.hpp"
-#include "store/json_file.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/files/json_file.hpp"
 
 namespace jitcache {
 namespace {

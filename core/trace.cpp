@@ -7,8 +7,8 @@
 #include "core/clock.hpp"
 #include "core/log.hpp"
 #include "hashing/digest.hpp"
-#include "store/file_ops.hpp"
-#include "store/json_file.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/files/json_file.hpp"
 
 namespace jitcache {
 namespace {

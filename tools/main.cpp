@@ -8,7 +8,7 @@
 #include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
 #include "core/tier_source.hpp"
-#include "store/tiers.hpp"
+#include "store/tiers/tiers.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/launch.hpp"
 #include "tools/lib/version.hpp"

@@ -13,15 +13,14 @@
 #include <unistd.h>
 #endif
 
-#include "core/replay_mark.hpp"
 #include "core/load_back_check.hpp"
 #include "core/log.hpp"
+#include "core/replay_mark.hpp"
 #if !defined(_WIN32)
 #include "core/capture_helper.hpp"  // helpers are POSIX-only
 #endif
 #include "core/stats.hpp"
 #include "shim/opencl/driver_quirks.hpp"
-#include "shim/opencl/entry_refresh.hpp"
 #include "shim/opencl/load_back.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"
@@ -29,6 +28,31 @@
 #include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
+namespace {
+
+// Keys whose refresh stored no new code (take_refresh_again).
+struct RefreshAgain {
+  std::mutex mutex;
+  std::set<Digest128> keys;
+};
+
+RefreshAgain& again() {
+  static RefreshAgain* keys = new RefreshAgain;  // never destroyed: stores run until exit
+  return *keys;
+}
+
+void refresh_again(const Digest128& key) {
+  std::lock_guard lock(again().mutex);
+  again().keys.insert(key);
+}
+
+}  // namespace
+
+bool take_refresh_again(const Digest128& key) {
+  std::lock_guard lock(again().mutex);
+  return again().keys.erase(key) > 0;
+}
+
 namespace {
 
 struct Parked {
@@ -67,7 +91,7 @@ void store(BuiltProgram& built, bool after_use) {
       continue;
     }
     // A refresh whose binary did not grow: not kept in memory, so that the next build of the key in
-    // this process looks at the store and is refreshed again (entry_refresh.hpp, refresh_again).
+    // this process looks at the store and is refreshed again (take_refresh_again).
     const bool grew = !built.earlier_binary || binaries[d].size() > built.earlier_binary->size();
     if (built.refresh && !grew) refresh_again(lookup.key.key);
     if (built.uses_memory_tier && grew) {

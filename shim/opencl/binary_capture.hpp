@@ -60,6 +60,12 @@ bool capture_parked_key(const Digest128& key);
 // Whether a program built for `key` is parked in this process.
 bool is_key_parked(const Digest128& key);
 
+// A refreshed program was stored without growing: its binary holds nothing the earlier entry lacked
+// (the app let go of it before running its kernels, as pyopencl does with a program it builds only
+// to ask about its kernels before building the same source again). The next build of `key` in this
+// process is refreshed again, once, even though the entry is marked now: true (once) for such a key.
+bool take_refresh_again(const Digest128& key);
+
 // Whether `program` is parked, built for `key` on exactly `devices`: building it again with the same
 // inputs would give the same program (the app builds one program object twice, as pyopencl does).
 bool is_parked_as(cl_program program, const std::vector<cl_device_id>& devices, const Digest128& key);

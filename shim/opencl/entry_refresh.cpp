@@ -1,37 +1,10 @@
 #include "shim/opencl/entry_refresh.hpp"
 
-#include <mutex>
-#include <set>
-
 #include "shim/opencl/binary_capture.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
-namespace {
-
-struct RefreshAgain {
-  std::mutex mutex;
-  std::set<Digest128> keys;
-};
-
-RefreshAgain& again() {
-  static RefreshAgain* keys = new RefreshAgain;  // never destroyed: stores run until exit
-  return *keys;
-}
-
-bool take_refresh_again(const Digest128& key) {
-  std::lock_guard lock(again().mutex);
-  return again().keys.erase(key) > 0;
-}
-
-}  // namespace
-
-void refresh_again(const Digest128& key) {
-  std::lock_guard lock(again().mutex);
-  again().keys.insert(key);
-}
-
 bool needs_refresh(const Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup) {
   const Settings& settings = engine.settings();
   if (settings.recapture == Recapture::off || settings.read_only || devices.size() != 1) return false;

@@ -22,14 +22,8 @@
 namespace jitcache::opencl {
 
 // Whether the hit `lookup` of a build for `devices` is to be rebuilt once (see above), or the miss
-// `lookup` built like a refresh (a key to refresh again, below).
+// `lookup` built like a refresh (take_refresh_again, shim/opencl/binary_capture.hpp).
 bool needs_refresh(const Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup);
-
-// A refreshed program was stored without growing: its binary holds nothing the earlier entry lacked
-// (the app let go of it before running its kernels, as pyopencl does with a program it builds only
-// to ask about its kernels before building the same source again). The next build of `key` in this
-// process is refreshed again, once, even though the entry is marked now.
-void refresh_again(const Digest128& key);
 
 // Turns the hit into a miss whose real build is then parked (BuiltProgram::refresh); returns the
 // hit's binary (BuiltProgram::earlier_binary); none for a miss.

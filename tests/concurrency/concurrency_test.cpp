@@ -15,9 +15,9 @@
 #include <gtest/gtest.h>
 
 #include "core/stats.hpp"
-#include "store/disk_store.hpp"
-#include "store/file_ops.hpp"
-#include "store/size_ledger.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/local/disk_store.hpp"
+#include "store/local/size_ledger.hpp"
 #include "stress_payload.hpp"
 #include "test_support.hpp"
 

@@ -24,7 +24,7 @@
 
 #include "core/engine.hpp"
 #include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 #include "stress_payload.hpp"
 
 namespace {

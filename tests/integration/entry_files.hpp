@@ -1,4 +1,4 @@
-// Reading and rewriting the store's entry files (store format 2, store/entry_file.hpp) in tests
+// Reading and rewriting the store's entry files (store format 2, store/local/entry_file.hpp) in tests
 // that look inside the cache or change an entry behind the store's back.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/entry_file.hpp"
+#include "store/local/entry_file.hpp"
 
 namespace jitcache::testing {
 

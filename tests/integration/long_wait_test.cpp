@@ -4,7 +4,7 @@
 // real PoCL and its output must still equal the run without the shim.
 #include <gtest/gtest.h>
 
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {

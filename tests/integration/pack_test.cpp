@@ -9,8 +9,8 @@
 
 #include <fstream>
 
-#include "store/entry_check.hpp"
-#include "store/pack_writer.hpp"
+#include "store/local/entry_check.hpp"
+#include "store/pack/pack_writer.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {

@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "store/redis_connection.hpp"
+#include "store/remote/redis_connection.hpp"
 
 namespace jitcache::testing {
 

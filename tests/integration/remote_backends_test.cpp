@@ -1,5 +1,5 @@
 // Every remote backend (Redis, HTTP, HTTPS, a shared directory) through the engine's interface
-// (store/remote_client.hpp) against a real server (redis-server; nginx with WebDAV PUT, started by
+// (store/remote_api/remote_client.hpp) against a real server (redis-server; nginx with WebDAV PUT, started by
 // the test; a directory): the same cases for each. Tampering is done on the server's own storage
 // (a Redis SET, a file nginx serves, a file in the directory).
 #include <gtest/gtest.h>
@@ -9,11 +9,11 @@
 
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
-#include "store/file_remote.hpp"
-#include "store/http_remote.hpp"
-#include "store/remote_record.hpp"
-#include "store/signed_entry.hpp"
-#include "store/tiers.hpp"
+#include "store/remote/file_remote.hpp"
+#include "store/remote/http_remote.hpp"
+#include "store/remote/remote_record.hpp"
+#include "store/remote/signed_entry.hpp"
+#include "store/tiers/tiers.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {
@@ -47,10 +47,10 @@ class RedisBackend final : public Backend {
  public:
   std::string url() const override { return server_.url(); }
   std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
-    return server_.get(RemoteStore(config).record_name(key));
+    return server_.get(RedisRemote(config).record_name(key));
   }
   void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
-    server_.set(RemoteStore(config).record_name(key), bytes);
+    server_.set(RedisRemote(config).record_name(key), bytes);
   }
   void kill() override { server_.kill(); }
   void pause() override { server_.pause(); }

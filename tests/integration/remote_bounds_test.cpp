@@ -20,9 +20,9 @@
 
 #include "core/remote_tier.hpp"
 #include "core/settings.hpp"
-#include "store/redis_connection.hpp"
-#include "store/http_remote.hpp"
-#include "store/remote_store.hpp"
+#include "store/remote/http_remote.hpp"
+#include "store/remote/redis_connection.hpp"
+#include "store/remote/redis_remote.hpp"
 
 namespace jitcache::testing {
 namespace {
@@ -121,7 +121,7 @@ TEST(RemoteBounds, ASlowDripReplyEndsAtTheCommandTimeout) {
   RemoteConfig config = server.config();
   config.connect_timeout = std::chrono::milliseconds(500);  // one call's bound: connect + command
   config.command_timeout = std::chrono::milliseconds(300);
-  RemoteStore store(config);
+  RedisRemote store(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
   EXPECT_NE(result.reason.find("reply took longer"), std::string::npos) << result.reason;
@@ -141,7 +141,7 @@ TEST(RemoteBounds, AHugeBulkReplyIsRefusedBeforeItIsRead) {
   config.connect_timeout = std::chrono::milliseconds(5000);
   config.command_timeout = std::chrono::milliseconds(20000);
   config.max_reply_bytes = 1 << 20;
-  RemoteStore store(config);
+  RedisRemote store(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("reply larger than"), std::string::npos) << result.reason;
@@ -156,7 +156,7 @@ TEST(RemoteBounds, AHugeArrayReplyIsRefused) {
   RemoteConfig config = server.config();
   config.connect_timeout = std::chrono::milliseconds(5000);
   config.command_timeout = std::chrono::milliseconds(20000);
-  RemoteStore store(config);
+  RedisRemote store(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("reply larger than"), std::string::npos) << result.reason;
@@ -183,7 +183,7 @@ TEST(RemoteBounds, ASilentNameLookupEndsAtTheConnectTimeout) {
   config.endpoint.port = 6379;
   config.connect_timeout = std::chrono::milliseconds(200);
   config.command_timeout = std::chrono::milliseconds(200);
-  RemoteStore store(config);
+  RedisRemote store(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
   EXPECT_NE(result.reason.find("resolving cache.jitcache.invalid"), std::string::npos) << result.reason;

@@ -15,8 +15,8 @@
 #include "hashing/digest.hpp"
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
-#include "store/remote_record.hpp"
-#include "store/signed_entry.hpp"
+#include "store/remote/remote_record.hpp"
+#include "store/remote/signed_entry.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {

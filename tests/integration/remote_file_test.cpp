@@ -1,4 +1,4 @@
-// What only the file:// remote has (store/file_remote.hpp, store/shared_dir.hpp), on a real
+// What only the file:// remote has (store/remote/file_remote.hpp, store/remote/shared_dir.hpp), on a real
 // directory: entries other users planted (links, FIFOs, foreign owners), a group-shared directory,
 // a world-writable one, tmp files of crashed writers, and leases between hosts. Root is needed to
 // give files to other users; those cases are skipped without it.
@@ -14,9 +14,9 @@
 #include <fstream>
 #include <functional>
 
-#include "store/file_ops.hpp"
-#include "store/file_remote.hpp"
-#include "store/signed_entry.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/remote/file_remote.hpp"
+#include "store/remote/signed_entry.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {

@@ -7,7 +7,7 @@
 
 #include "hashing/recorded_inputs.hpp"
 #include "nginx_server.hpp"
-#include "store/http_remote.hpp"
+#include "store/remote/http_remote.hpp"
 
 namespace jitcache::testing {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "hashing/recorded_inputs.hpp"
 #include "redis_server.hpp"
-#include "store/remote_framing.hpp"
-#include "store/remote_programs.hpp"
+#include "store/remote/remote_framing.hpp"
+#include "store/remote/remote_programs.hpp"
 
 namespace jitcache::testing {
 namespace {
@@ -41,7 +41,7 @@ nlohmann::json a_sidecar(const Digest128& key, const Digest128& inputs) {
 
 TEST(RemotePrograms, AnInputRecordIsSentOnceAndComesBackWhole) {
   RedisServer server;
-  RemoteStore store(config_for(server));
+  RedisRemote store(config_for(server));
   const std::string record = a_record("__kernel void k() {}");
   const Digest128 digest = xxh3_128(record);
   EXPECT_EQ(fetch_inputs(store, digest).status, RemoteStatus::miss);
@@ -65,7 +65,7 @@ TEST(RemotePrograms, AnInputRecordIsSentOnceAndComesBackWhole) {
 
 TEST(RemotePrograms, AnInputRecordFailingAnyCheckIsRefusedWithTheReason) {
   RedisServer server;
-  RemoteStore store(config_for(server));
+  RedisRemote store(config_for(server));
   const std::string record = a_record("__kernel void k() {}");
   const Digest128 digest = xxh3_128(record);
   const std::string name = inputs_name(store, digest);
@@ -98,7 +98,7 @@ TEST(RemotePrograms, AnInputRecordFailingAnyCheckIsRefusedWithTheReason) {
 
 TEST(RemotePrograms, WithAnHmacKeyOnlyRecordsSignedWithItAreAccepted) {
   RedisServer server;
-  RemoteStore cluster(config_for(server, "cluster-secret"));
+  RedisRemote cluster(config_for(server, "cluster-secret"));
   const std::string record = a_record("__kernel void k() {}");
   const Digest128 digest = xxh3_128(record);
   bool sent = false;
@@ -118,7 +118,7 @@ TEST(RemotePrograms, WithAnHmacKeyOnlyRecordsSignedWithItAreAccepted) {
 
 TEST(RemotePrograms, SummariesAreListedAndABadOneIsRefusedWithItsName) {
   RedisServer server;
-  RemoteStore store(config_for(server, "cluster-secret"));
+  RedisRemote store(config_for(server, "cluster-secret"));
   const Digest128 inputs{5, 6}, second{3, 4}, third{9, 9};
   ASSERT_EQ(publish_program(store, kKey, *program_summary(a_sidecar(kKey, inputs), 100)).status, RemoteStatus::ok);
   ASSERT_EQ(publish_program(store, second, *program_summary(a_sidecar(second, inputs), 100)).status, RemoteStatus::ok);

@@ -1,10 +1,10 @@
-// store/RemoteStore against a real redis-server, without an app: the lease protocol, refusals of
+// store/RedisRemote against a real redis-server, without an app: the lease protocol, refusals of
 // foreign records, and the back-off after failures (no network traffic while backing off).
 #include <gtest/gtest.h>
 
 #include "redis_server.hpp"
-#include "store/remote_record.hpp"
-#include "store/remote_store.hpp"
+#include "store/remote/redis_remote.hpp"
+#include "store/remote/remote_record.hpp"
 
 namespace jitcache::testing {
 namespace {
@@ -21,9 +21,9 @@ RemoteConfig config_for(const RedisServer& server, std::string password = "") {
   return config;
 }
 
-TEST(RemoteStore, SavedRecordLoadsBackUnderItsKeyOnly) {
+TEST(RedisRemote, SavedRecordLoadsBackUnderItsKeyOnly) {
   RedisServer server;
-  RemoteStore store(config_for(server));
+  RedisRemote store(config_for(server));
   EXPECT_EQ(store.load(kKey).status, RemoteStatus::miss);
   ASSERT_EQ(store.save(kKey, "binary", {{"kernel_names", {"k"}}}).status, RemoteStatus::ok);
   RemoteResult hit = store.load(kKey);
@@ -35,9 +35,9 @@ TEST(RemoteStore, SavedRecordLoadsBackUnderItsKeyOnly) {
   EXPECT_EQ(store.load(kOtherKey).status, RemoteStatus::corrupt);
 }
 
-TEST(RemoteStore, LeaseHasOneHolderAndOnlyItsTokenReleasesIt) {
+TEST(RedisRemote, LeaseHasOneHolderAndOnlyItsTokenReleasesIt) {
   RedisServer server;
-  RemoteStore node_a(config_for(server)), node_b(config_for(server));
+  RedisRemote node_a(config_for(server)), node_b(config_for(server));
   std::string token_a = new_lease_token(), token_b = new_lease_token();
   ASSERT_NE(token_a, token_b);
   EXPECT_EQ(node_b.lease_exists(kKey).status, RemoteStatus::miss);
@@ -51,20 +51,20 @@ TEST(RemoteStore, LeaseHasOneHolderAndOnlyItsTokenReleasesIt) {
   EXPECT_EQ(node_a.acquire_lease(kOtherKey, token_a).status, RemoteStatus::ok);  // leases are per key
 }
 
-TEST(RemoteStore, PrefixesSeparateCaches) {
+TEST(RedisRemote, PrefixesSeparateCaches) {
   RedisServer server;
   RemoteConfig first = config_for(server), second = config_for(server);
   first.prefix = "one";
   second.prefix = "two";
-  RemoteStore one(first), two(second);
+  RedisRemote one(first), two(second);
   ASSERT_EQ(one.save(kKey, "x", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(two.load(kKey).status, RemoteStatus::miss);
   EXPECT_EQ(one.load(kKey).status, RemoteStatus::ok);
 }
 
-TEST(RemoteStore, AfterAFailureNothingIsSentDuringTheBackOff) {
+TEST(RedisRemote, AfterAFailureNothingIsSentDuringTheBackOff) {
   RedisServer server;
-  RemoteStore store(config_for(server));
+  RedisRemote store(config_for(server));
   ASSERT_EQ(store.save(kKey, "x", nlohmann::json::object()).status, RemoteStatus::ok);
   server.kill();
   RemoteResult failed = store.load(kKey);
@@ -75,20 +75,20 @@ TEST(RemoteStore, AfterAFailureNothingIsSentDuringTheBackOff) {
   EXPECT_EQ(store.acquire_lease(kKey, "t").status, RemoteStatus::skipped);
 }
 
-TEST(RemoteStore, AHungServerTimesOutOnce) {
+TEST(RedisRemote, AHungServerTimesOutOnce) {
   RedisServer server;
   RemoteConfig config = config_for(server);
   config.command_timeout = std::chrono::milliseconds(100);
-  RemoteStore store(config);
+  RedisRemote store(config);
   server.pause();
   EXPECT_EQ(store.load(kKey).status, RemoteStatus::timeout);
   EXPECT_EQ(store.load(kKey).status, RemoteStatus::skipped);
   server.resume();
 }
 
-TEST(RemoteStore, RefusedCredentialsTurnTheRemoteOff) {
+TEST(RedisRemote, RefusedCredentialsTurnTheRemoteOff) {
   RedisServer server("right");
-  RemoteStore wrong(config_for(server, "wrong"));
+  RedisRemote wrong(config_for(server, "wrong"));
   RemoteResult refused = wrong.load(kKey);
   EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
   EXPECT_EQ(refused.reason.find("wrong"), std::string::npos) << "the password must not be echoed";
@@ -96,15 +96,15 @@ TEST(RemoteStore, RefusedCredentialsTurnTheRemoteOff) {
 
   RemoteConfig no_password = config_for(server);
   no_password.endpoint.password.clear();
-  EXPECT_EQ(RemoteStore(no_password).load(kKey).status, RemoteStatus::rejected);  // NOAUTH
-  EXPECT_EQ(RemoteStore(config_for(server)).load(kKey).status, RemoteStatus::miss);
+  EXPECT_EQ(RedisRemote(no_password).load(kKey).status, RemoteStatus::rejected);  // NOAUTH
+  EXPECT_EQ(RedisRemote(config_for(server)).load(kKey).status, RemoteStatus::miss);
 }
 
-TEST(RemoteStore, SignedStoreRefusesUnsignedRecords) {
+TEST(RedisRemote, SignedStoreRefusesUnsignedRecords) {
   RedisServer server;
   RemoteConfig signing = config_for(server);
   signing.hmac_key = "k";
-  RemoteStore signed_store(signing);
+  RedisRemote signed_store(signing);
   // Someone without the key writes an unsigned record straight into the signed namespace.
   server.set(signed_store.record_name(kKey), encode_record(kKey, "evil", nlohmann::json::object(), ""));
   EXPECT_EQ(signed_store.load(kKey).status, RemoteStatus::bad_hmac);
@@ -114,12 +114,12 @@ TEST(RemoteStore, SignedStoreRefusesUnsignedRecords) {
 
 // Issue 15.11: nodes with and without the HMAC key (or with two keys) share a server and a
 // prefix. None may replace another's record: each keeps hitting its own, whatever the order.
-TEST(RemoteStore, SignedAndUnsignedNodesNeverOverwriteEachOther) {
+TEST(RedisRemote, SignedAndUnsignedNodesNeverOverwriteEachOther) {
   RedisServer server;
   RemoteConfig signed_config = config_for(server), other_key_config = config_for(server);
   signed_config.hmac_key = "cluster-key";
   other_key_config.hmac_key = "another-key";
-  RemoteStore unsigned_node(config_for(server)), signed_node(signed_config), other_node(other_key_config);
+  RedisRemote unsigned_node(config_for(server)), signed_node(signed_config), other_node(other_key_config);
   ASSERT_EQ(signed_node.save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
   ASSERT_EQ(unsigned_node.save(kKey, "unsigned", nlohmann::json::object()).status, RemoteStatus::ok);
   ASSERT_EQ(other_node.save(kKey, "other", nlohmann::json::object()).status, RemoteStatus::ok);

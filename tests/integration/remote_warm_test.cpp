@@ -8,7 +8,7 @@
 
 #include "pocl_upgrade.hpp"
 #include "redis_server.hpp"
-#include "store/remote_framing.hpp"
+#include "store/remote/remote_framing.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {

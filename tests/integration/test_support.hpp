@@ -61,7 +61,7 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-// Where a test may put a program or library for jitcache to run (store/trusted_file.hpp): a folder
+// Where a test may put a program or library for jitcache to run (store/files/trusted_file.hpp): a folder
 // next to the test binary, in the build tree, not in /tmp (a folder others can write, sticky or
 // not, is refused for code). Empty, with `why`, when the build tree itself is in such a place.
 std::filesystem::path trusted_temp_parent(std::string* why);

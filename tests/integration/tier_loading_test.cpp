@@ -106,7 +106,7 @@ TEST_F(TierLoading, SettingPacksOrARemoteLoadsThemPrivately) {
 }
 
 // Each way the library next to the shim can be unusable, in a folder the rule accepts for code
-// (store/trusted_file.hpp), so that the file's own check decides. Issue 28 item 3: a truncated one
+// (store/files/trusted_file.hpp), so that the file's own check decides. Issue 28 item 3: a truncated one
 // made the loader fault (SIGBUS) in every process that set JITCACHE_PACKS or JITCACHE_REMOTE, even
 // /bin/true, while `jitcache doctor` said "ok"; one another user may write ran their code.
 TEST_F(TierLoading, WithoutAUsableTiersLibraryPacksAndRemoteAreOffWithOneWarningEachAndTheDiskServes) {

@@ -6,9 +6,9 @@
 #include <future>
 #include <regex>
 
-#include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
 #include "entry_files.hpp"
+#include "hashing/digest.hpp"
+#include "store/local/disk_store.hpp"
 #include "test_support.hpp"
 
 namespace jitcache::testing {

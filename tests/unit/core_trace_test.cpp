@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "core/trace.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
 
 namespace jitcache {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "hashing/include_scan.hpp"
 #include "hashing/input_recheck.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
 
 namespace jitcache {
 namespace {

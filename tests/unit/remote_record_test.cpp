@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "hashing/digest.hpp"
-#include "store/hmac_sha256.hpp"
-#include "store/remote_record.hpp"
+#include "store/remote/hmac_sha256.hpp"
+#include "store/remote/remote_record.hpp"
 
 namespace jitcache {
 namespace {

@@ -3,8 +3,8 @@
 // to any part (binary, sidecar, key) or another key's tag is refused.
 #include <gtest/gtest.h>
 
-#include "store/entry_file.hpp"
-#include "store/signed_entry.hpp"
+#include "store/local/entry_file.hpp"
+#include "store/remote/signed_entry.hpp"
 
 namespace jitcache {
 namespace {

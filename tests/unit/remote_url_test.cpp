@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "core/settings.hpp"
-#include "store/remote_url.hpp"
+#include "store/remote_api/remote_url.hpp"
 
 namespace jitcache {
 namespace {

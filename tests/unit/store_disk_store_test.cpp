@@ -18,8 +18,8 @@
 #include <gtest/gtest.h>
 
 #include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
-#include "store/size_ledger.hpp"
+#include "store/local/disk_store.hpp"
+#include "store/local/size_ledger.hpp"
 #include "tests/unit/store_entry_files.hpp"
 
 namespace jitcache {

@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "hashing/digest.hpp"
-#include "store/entry_check.hpp"
-#include "store/entry_file.hpp"
+#include "store/local/entry_check.hpp"
+#include "store/local/entry_file.hpp"
 
 namespace jitcache::store_test {
 

@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache {
 namespace {

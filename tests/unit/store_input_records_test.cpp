@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "hashing/recorded_inputs.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache {
 namespace {

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache {
 namespace {

@@ -8,7 +8,7 @@
 
 #include <thread>
 
-#include "store/off_thread_call.hpp"
+#include "store/remote/off_thread_call.hpp"
 
 namespace jitcache {
 namespace {

@@ -19,12 +19,12 @@
 #include <openssl/pem.h>
 
 #include "hashing/recorded_inputs.hpp"
-#include "store/entry_check.hpp"
-#include "store/pack_members.hpp"
-#include "store/pack_reader.hpp"
-#include "store/pack_sidecar.hpp"
-#include "store/pack_set.hpp"
-#include "store/pack_writer.hpp"
+#include "store/local/entry_check.hpp"
+#include "store/local/pack_sidecar.hpp"
+#include "store/pack/pack_members.hpp"
+#include "store/pack/pack_reader.hpp"
+#include "store/pack/pack_set.hpp"
+#include "store/pack/pack_writer.hpp"
 
 namespace jitcache {
 namespace {

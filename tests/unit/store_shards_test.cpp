@@ -14,11 +14,11 @@
 #include <gtest/gtest.h>
 
 #include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
-#include "store/file_ops.hpp"
-#include "store/shard_index.hpp"
-#include "store/shard_records.hpp"
-#include "store/size_ledger.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/local/disk_store.hpp"
+#include "store/local/shard_index.hpp"
+#include "store/local/shard_records.hpp"
+#include "store/local/size_ledger.hpp"
 #include "tests/unit/store_entry_files.hpp"
 
 namespace jitcache {

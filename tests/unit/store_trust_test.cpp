@@ -22,8 +22,8 @@
 #include "core/settings.hpp"
 #include "core/stats.hpp"
 #include "hashing/digest.hpp"
-#include "store/disk_store.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/local/disk_store.hpp"
 #include "tests/unit/store_entry_files.hpp"
 
 namespace jitcache {

@@ -5,7 +5,7 @@
 // Wine is run through wine_support.hpp (timeout(1), WINEDEBUG=-all).
 #include <gtest/gtest.h>
 
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 #include "wine_support.hpp"
 
 namespace jitcache::testing {

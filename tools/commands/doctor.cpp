@@ -20,11 +20,11 @@
 #include "core/stats.hpp"
 #include "core/trace.hpp"
 #include "hashing/key.hpp"
-#include "store/json_file.hpp"
-#include "store/remote_store.hpp"
-#include "store/remote_survey.hpp"
-#include "store/root_check.hpp"
-#include "store/tiers.hpp"
+#include "store/files/json_file.hpp"
+#include "store/files/root_check.hpp"
+#include "store/remote/redis_remote.hpp"
+#include "store/remote/remote_survey.hpp"
+#include "store/tiers/tiers.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
 #include "tools/lib/injection.hpp"
@@ -32,7 +32,7 @@
 #include "tools/lib/version.hpp"
 #ifndef _WIN32
 #include "core/library_check.hpp"
-#include "store/file_remote.hpp"
+#include "store/remote/file_remote.hpp"
 #include "tools/lib/visible_drivers.hpp"
 #endif
 
@@ -244,7 +244,7 @@ void check_injection(Findings* out) {
     return;
   }
   out->push_back({"library", "ok", library.found->string(), ""});
-  // Apps reach packs and the remote tier through the library next to it (store/tiers.hpp).
+  // Apps reach packs and the remote tier through the library next to it (store/tiers/tiers.hpp).
   // The verdict the shim reaches before it would dlopen it (core/library_check.hpp).
   const fs::path tiers = library.found->parent_path() / kTierPluginFile;
   std::error_code ignored;
@@ -283,7 +283,7 @@ void check_injection(Findings* out) {
 // "HMAC on both ends": signed and unsigned records live in separate namespaces
 // (docs/remote.md, Trust model), so nodes that differ in JITCACHE_REMOTE_HMAC_KEY share nothing.
 // What the server holds tells whether the other nodes sign as this one does.
-void check_signing(RemoteStore& store, Findings* out) {
+void check_signing(RedisRemote& store, Findings* out) {
   constexpr std::size_t kMaxScanCalls = 100;  // about 100000 key names: enough to see each kind
   const bool signs = !store.config().hmac_key.empty();
   const std::string same_key = "set the same JITCACHE_REMOTE_HMAC_KEY on every node that shares this server "
@@ -400,15 +400,8 @@ void check_one_remote(const RemoteConfig& config, bool read_only, const std::str
     out->push_back({check, "ok", where + " answers in " + std::to_string(ms.count()) + " ms" +
                                       (read_only ? " (read-only)" : ""), ""});
   } else {
-    const RemoteEndpoint::Kind kind = config.endpoint.kind;
     out->push_back({check, "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
-                    kind == RemoteEndpoint::Kind::http
-                        ? "check the server, the credentials (URL or JITCACHE_REMOTE_BEARER_TOKEN), "
-                          "JITCACHE_REMOTE_CA_FILE and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"
-                    : kind == RemoteEndpoint::Kind::file
-                        ? "check that the directory exists, its owner, group and mode, and the mount "
-                          "(docs/remote.md, Shared directories)"
-                        : "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)"});
+                    std::string(remote_scheme(config.endpoint.kind).advice)});
   }
   if (!answers) return;
   if (config.endpoint.kind == RemoteEndpoint::Kind::file) {
@@ -416,7 +409,7 @@ void check_one_remote(const RemoteConfig& config, bool read_only, const std::str
     check_shared_directory(config, read_only, check, out);
 #endif
   } else if (config.endpoint.kind == RemoteEndpoint::Kind::redis) {
-    RemoteStore store(config);
+    RedisRemote store(config);
     check_signing(store, out);
   } else if (config.hmac_key.empty()) {  // an HTTP server cannot be listed: what this node does is all we know
     out->push_back({check + " signing", "warn",

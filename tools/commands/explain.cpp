@@ -6,8 +6,8 @@
 #include <set>
 
 #include "core/trace.hpp"
-#include "store/json_file.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/files/json_file.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/explain.hpp"

@@ -10,7 +10,7 @@
 #include <memory>
 
 #include "core/entry_hits.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/captures.hpp"
 #include "tools/lib/entry_view.hpp"

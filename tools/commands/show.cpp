@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "core/entry_hits.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/format.hpp"

@@ -15,7 +15,7 @@
 
 #include "core/settings.hpp"
 #include "hashing/bounded_json.hpp"
-#include "store/file_ops.hpp"
+#include "store/files/file_ops.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/captures.hpp"
 #include "tools/lib/input_sources.hpp"

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache::tool {
 

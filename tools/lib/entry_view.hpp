@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache::tool {
 

@@ -4,9 +4,9 @@
 
 #include "core/remote_tier.hpp"
 #include "hashing/bounded_json.hpp"
-#include "store/pack_set.hpp"
-#include "store/remote_programs.hpp"
-#include "store/tiers.hpp"
+#include "store/pack/pack_set.hpp"
+#include "store/remote/remote_programs.hpp"
+#include "store/tiers/tiers.hpp"
 
 namespace jitcache::tool {
 namespace {

@@ -1,5 +1,5 @@
 // Where `jitcache warm` finds recorded programs and their input records (store_inputs): the local
-// store, the remote tier (store/remote_programs.hpp), or packs that carry their inputs (`--pack`). A source
+// store, the remote tier (store/remote/remote_programs.hpp), or packs that carry their inputs (`--pack`). A source
 // lists what it holds; any source holding an input record can put it in the local store, where the
 // `jitcache replay` child reads it, so the replay never depends on where a record came from.
 #pragma once
@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/settings.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache::tool {
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/settings.hpp"
-#include "store/disk_store.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache::tool {
 
@@ -16,7 +16,7 @@ namespace jitcache::tool {
 std::unique_ptr<DiskStore> open_store(const Settings& settings, bool writable, std::string* error,
                                       bool create_root = true);
 // For listing: writable when the settings allow and the directory exists, so that the listing
-// writes the shard indexes it had to rebuild (store/shard_index.hpp); else read-only.
+// writes the shard indexes it had to rebuild (store/local/shard_index.hpp); else read-only.
 std::unique_ptr<DiskStore> open_store_to_list(const Settings& settings, std::string* error);
 
 // The one entry whose key starts with `prefix` (at least 4 hex digits), its sidecar whole when the

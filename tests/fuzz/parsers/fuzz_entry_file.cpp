@@ -1,4 +1,4 @@
-// A store format 2 entry file as check_entry reads it from disk (store/entry_file.hpp), and the
+// A store format 2 entry file as check_entry reads it from disk (store/local/entry_file.hpp), and the
 // per-shard records and listing index beside it. Input: the file's bytes. A verdict of "ok" must
 // mean the binary is exactly what the header's checksum covers; what the store writes must always
 // pass; the shard record and the index parse or refuse without crashing, and whatever parses
@@ -7,10 +7,10 @@
 
 #include "fuzz_support.hpp"
 #include "hashing/digest.hpp"
-#include "store/entry_check.hpp"
-#include "store/entry_file.hpp"
-#include "store/shard_index.hpp"
-#include "store/shard_records.hpp"
+#include "store/local/entry_check.hpp"
+#include "store/local/entry_file.hpp"
+#include "store/local/shard_index.hpp"
+#include "store/local/shard_records.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace jitcache;

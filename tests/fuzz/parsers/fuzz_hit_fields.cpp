@@ -1,11 +1,11 @@
-// What a hit keeps of a sidecar (store/pack_sidecar.hpp) against the parser: for any text the
+// What a hit keeps of a sidecar (store/local/pack_sidecar.hpp) against the parser: for any text the
 // parser reads as an object, the fields a hit keeps must be the parser's, and the answers' text must
 // parse to the parser's answers (or the text is left to the parser: nullopt). Nothing may crash.
 #include <cstdlib>
 
 #include "fuzz_support.hpp"
 #include "hashing/bounded_json.hpp"
-#include "store/pack_sidecar.hpp"
+#include "store/local/pack_sidecar.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace jitcache;

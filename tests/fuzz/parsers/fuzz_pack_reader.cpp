@@ -7,8 +7,8 @@
 #include <cstdlib>
 
 #include "fuzz_support.hpp"
-#include "store/entry_check.hpp"
-#include "store/pack_reader.hpp"
+#include "store/local/entry_check.hpp"
+#include "store/pack/pack_reader.hpp"
 
 namespace {
 

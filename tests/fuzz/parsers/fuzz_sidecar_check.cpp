@@ -6,7 +6,7 @@
 
 #include "fuzz_support.hpp"
 #include "hashing/digest.hpp"
-#include "store/entry_check.hpp"
+#include "store/local/entry_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace jitcache;

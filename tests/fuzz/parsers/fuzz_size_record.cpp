@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "fuzz_support.hpp"
-#include "store/size_ledger.hpp"
+#include "store/local/size_ledger.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace jitcache::store_detail;

@@ -1,0 +1,28 @@
+#include "core/lookup.hpp"
+
+namespace jitcache {
+
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::hit: return "hit";
+    case Verdict::miss: return "miss";
+    case Verdict::stale: return "stale";
+    case Verdict::uncacheable: return "uncacheable";
+    case Verdict::failed: return "failed";
+  }
+  return "?";
+}
+
+std::optional<std::string> recorded_build_log(const nlohmann::json& sidecar) {
+  auto it = sidecar.find("build_log");
+  if (it == sidecar.end() || !it->is_string()) return std::nullopt;
+  const std::string& log = it->get_ref<const std::string&>();
+  if (log.size() >= kBuildLogExcerpt) return std::nullopt;  // may have been cut
+  return log;
+}
+
+std::shared_ptr<const std::string> answers_text(const nlohmann::json& answers) {
+  return std::make_shared<const std::string>(answers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+}  // namespace jitcache

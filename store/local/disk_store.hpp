@@ -1,0 +1,168 @@
+// The persistent store: one file per key (header, JSON sidecar, binary), sharded by key prefix.
+//
+//   <root>/<k0k1>/<k2k3>/<key>.entry one rename commits it (store/local/entry_file.hpp); format 1's
+//                                    <key>.bin + <key>.json pairs are still served
+//   <root>/quarantine/               entries that failed verification, kept for inspection
+//   <root>/tmp/                      temp files (swept when stale)
+//   <root>/size                      exact byte + entry count, updated under <root>/size.lock
+//
+// Every failure is reported, never thrown: the caller degrades to "uncached".
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hashing/digest.hpp"
+#include "store/local/store_types.hpp"
+
+namespace jitcache {
+
+namespace fileops {
+class Dir;
+}
+
+// A held per-key build lock (see DiskStore::lock_key). Move-only; releasing removes the lock file.
+class KeyLock {
+ public:
+  KeyLock();
+  ~KeyLock();
+  KeyLock(KeyLock&&) noexcept;
+  KeyLock& operator=(KeyLock&&) noexcept;
+  bool held() const;
+  void release();
+  // Handing the lock to another process (capture helpers, core/capture_helper.hpp): the
+  // descriptor a child inherits (it then holds the lock too, the moment it exists), and letting
+  // go of this process's copy without removing the lock file, which the new holder now owns.
+  std::intptr_t native_handle() const;
+  void let_go();
+
+ private:
+  friend class DiskStore;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+class DiskStore {
+ public:
+  // Creates the root 0700 if missing. Refuses (nullptr + error) a root that is not a directory,
+  // is owned by another user, or is writable by group/others. `checked_root`: the root already
+  // opened by open_trusted_root (store/files/root_check.hpp; taken over), so that it is not checked
+  // twice; null or closed to open and check it here.
+  static std::unique_ptr<DiskStore> open(const std::filesystem::path& root, const StoreLimits& limits,
+                                         std::string* error, fileops::Dir* checked_root = nullptr);
+
+  const std::filesystem::path& root() const;
+  const StoreLimits& limits() const;
+
+  // Verifies the entry (header, sidecar, the binary's XXH3-64). On success touches the entry
+  // file's mtime (the LRU clock). A bad entry is moved to quarantine/ and reported as corrupt.
+  // `whole_sidecar` false (a hit): the sidecar's `components` read as null and its `answers` come
+  // as their text in LoadResult::answers (store/local/entry_check.hpp); the tools read it whole.
+  LoadResult load(const Digest128& key, bool whole_sidecar = true);
+
+  // Writes the entry file to tmp/, renames it into place (removing a format 1 pair of the key),
+  // updates the size accounting, then evicts if over max_size. Adds "binary_size" and "binary_xxh3_64" to the
+  // sidecar. Replacing an existing entry of the same key keeps the accounting exact.
+  SaveResult save(const Digest128& key, std::string_view binary, nlohmann::json sidecar);
+
+  // Whether a committed entry of `key` is there (a stat, nothing read or checked).
+  bool contains(const Digest128& key);
+
+  // Deletes an entry (the driver rejected its binary). Returns false when there was none.
+  bool remove(const Digest128& key);
+
+  // Cross-process single-flight: takes <root>/locks/<key>.lock, waiting at most `wait` while
+  // another process holds it (builds that key). The holder releases it once its entry is
+  // committed or its build failed; a holder that dies releases it with its file descriptors.
+  // Errors: resource_unavailable_try_again (held by another for the whole wait),
+  // read_only_file_system (read-only store), or the I/O error. Never throws.
+  std::error_code lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock);
+  // Whether another process waits for the lock of `key` (it left a marker that the lock's holder
+  // removes when it releases the lock).
+  bool key_wanted(const Digest128& key) const;
+  // Takes the lock of `key` that this process inherited as descriptor `handle` (a capture
+  // helper). Fails unless `handle` is that key's current lock file and holds its lock.
+  // `owns_name`: releasing removes the lock file (false: a forked child working for the owner,
+  // which removes it once the child is done).
+  std::error_code adopt_key_lock(const Digest128& key, std::intptr_t handle, bool owns_name, KeyLock* lock);
+
+  // Captures in flight (docs/concurrency.md, "Captures in flight"): <root>/locks/<key>.capture,
+  // held by whoever owes the key's entry (the app that handed the key to its capture helper, then
+  // the helper) until the entry is stored or given up. Taken without waiting: fails with
+  // resource_unavailable_try_again when another process owes the key already. The marker says
+  // how long the app's own build of the key took (`build_us`) and, once the helper starts building
+  // it (mark_capture_started), since when: a process waits for the helper only for what is left
+  // of a build under way, never longer than building the key itself would take.
+  std::error_code mark_capture(const Digest128& key, std::uint64_t build_us, KeyLock* mark);
+  // The helper, as it starts building `key` (it holds `mark`): the marker gets the start time.
+  void mark_capture_started(const Digest128& key, const KeyLock& mark);
+  // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
+  std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
+  // Whether the capture of `key` is in flight now (its marker is held).
+  bool capture_in_flight(const Digest128& key) const;
+  // What its marker says; nothing where it says nothing this process can trust (no marker,
+  // another user's, not numbers).
+  struct CaptureProgress {
+    std::optional<std::chrono::microseconds> build_time;  // the app's own build of the key
+    std::optional<std::int64_t> started_ns;               // wall clock: the helper started building it
+  };
+  CaptureProgress capture_progress(const Digest128& key) const;
+  // How many captures are in flight now (markers someone holds).
+  std::size_t captures_in_flight() const;
+  // Waits until no capture is in flight or `wait` passed; returns how many still are.
+  // `progress(in_flight)` is called before each marker waited for.
+  std::size_t wait_for_captures(std::chrono::milliseconds wait,
+                                const std::function<void(std::size_t)>& progress = nullptr) const;
+
+  // Apps at work on this store (issue 39): a process that builds through the shim holds a shared
+  // lock on <root>/locks/apps.running for as long as the store is open (its life); a capture
+  // helper runs behind them, and at full priority when none is left. Best effort: a moment's try.
+  void announce_app();
+  // Whether some process holds that lock now (another process than this one, for a helper).
+  bool apps_running() const;
+
+  // Recorded inputs (store/local/store_layout.hpp): stores `record` under its own XXH3-128 unless a
+  // record of that name is there already (then only refreshes its mtime). Counted in the size.
+  SaveResult save_inputs(std::string_view record, Digest128* digest);
+  // The record named `digest` (in LoadResult::binary), checked against its name and size cap:
+  // miss when absent, corrupt (and removed) when its bytes do not match its name.
+  LoadResult load_inputs(const Digest128& digest);
+
+  // Moves an entry's files to quarantine/ and fixes the accounting.
+  void quarantine(const Digest128& key, const std::string& reason);
+
+  SizeInfo size();                      // from the accounting file (rebuilt by scan if bad)
+  SizeInfo rescan_size();               // full scan; rewrites the accounting file
+  std::vector<EntryInfo> list();        // every committed entry, its sidecar whole (reads them all)
+  // Every committed entry with only its sidecar's summary fields (store/local/shard_index.hpp), through
+  // the per-shard index where it is current: what `ls`, `show` and `pack create` need.
+  std::vector<EntryInfo> list_summaries(const StoreProgress& progress = nullptr);
+  // The same, handed over one level-1 shard at a time in key order (each shard's entries in key
+  // order), so that a listing can print its first lines before it has looked at the whole store.
+  using ShardVisitor = std::function<void(std::vector<EntryInfo>& shard_entries)>;
+  void visit_summaries(const ShardVisitor& visit, const StoreProgress& progress = nullptr);
+  // One evictor at a time; the whole store (the automatic passes after a save look at a few shards).
+  EvictionReport evict(std::uint64_t target_bytes, std::uint64_t older_than_s, const StoreProgress& progress = nullptr);
+  std::vector<VerifyProblem> verify(bool quarantine_bad, const StoreProgress& progress = nullptr);
+  EvictionReport clear(const StoreProgress& progress = nullptr);
+
+  ~DiskStore();
+
+ private:
+  std::error_code adopt_lock_file(const std::filesystem::path& path, const std::filesystem::path& wanted_path,
+                                  std::intptr_t handle, bool owns_name, KeyLock* lock);
+  struct Impl;
+  explicit DiskStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace jitcache
