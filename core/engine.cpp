@@ -283,12 +283,7 @@ bool Engine::find_in_memory(Lookup& lookup) {
   if (lookup.scope == kNoMemoryScope) return false;
   std::optional<MemoryValue> found = memory_.find(lookup.scope, lookup.key.key);
   if (!found) return false;
-  lookup.verdict = Verdict::hit;
-  lookup.tier = "memory";
-  lookup.memory = std::move(*found);
-  if (!lookup.memory.object && lookup.memory.binary) lookup.binary = *lookup.memory.binary;
-  lookup.sidecar = {{"compile_time_us", lookup.memory.compile_us}};
-  lookup.answers = lookup.memory.answers;
+  lookup.hit_in_memory(std::move(*found));
   return true;
 }
 
@@ -321,14 +316,13 @@ bool Engine::wait_for_other_thread(Lookup& lookup, const LookupContext& context)
     switch (outcome->kind) {
       case FlightOutcome::Kind::built:
         if (find_in_memory(lookup)) return true;
-        lookup.verdict = Verdict::hit;
-        lookup.tier = "memory";
-        lookup.memory.binary = outcome->binary;
-        lookup.memory.compile_us = outcome->compile_us;
-        lookup.memory.answers = outcome->answers;
-        lookup.binary = *outcome->binary;
-        lookup.sidecar = {{"compile_time_us", outcome->compile_us}};
-        lookup.answers = outcome->answers;
+        {
+          MemoryValue value;
+          value.binary = outcome->binary;
+          value.compile_us = outcome->compile_us;
+          value.answers = outcome->answers;
+          lookup.hit_in_memory(std::move(value));
+        }
         return true;
       case FlightOutcome::Kind::failed:
         lookup.leader_failure = outcome->reason;
@@ -350,12 +344,9 @@ bool Engine::find_in_packs(Lookup& lookup) {
   lookup.timings.lookup_us += reading.elapsed_us();
   switch (found.result.status) {
     case LoadStatus::hit:
-      lookup.verdict = Verdict::hit;
-      lookup.tier = "pack";
+      lookup.hit_in("pack", std::move(found.result.binary), std::move(found.result.sidecar),
+                    std::move(found.result.answers));
       lookup.pack = found.pack.string();
-      lookup.binary = std::move(found.result.binary);
-      lookup.sidecar = std::move(found.result.sidecar);
-      lookup.answers = std::move(found.result.answers);
       return true;
     case LoadStatus::corrupt:
     case LoadStatus::error:
@@ -374,12 +365,8 @@ bool Engine::find_on_disk(Lookup& lookup) {
   lookup.timings.lookup_us += reading.elapsed_us();
   switch (loaded.status) {
     case LoadStatus::hit:
-      lookup.verdict = Verdict::hit;
-      lookup.tier = "disk";
-      lookup.reason.clear();
-      lookup.binary = std::move(loaded.binary);
-      lookup.sidecar = std::move(loaded.sidecar);
-      lookup.answers = std::move(loaded.answers);
+      lookup.hit_in("disk", std::move(loaded.binary), std::move(loaded.sidecar), std::move(loaded.answers));
+      lookup.reason.clear();  // what an earlier look found (a corrupt entry another process has replaced since)
       return true;
     case LoadStatus::corrupt:
       count(counter::corrupt);
@@ -682,7 +669,8 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   });
 }
 
-void Engine::expect_capture([[maybe_unused]] const Lookup& lookup) {
+void Engine::expect_capture([[maybe_unused]] const Lookup& lookup, const BuildFacts& facts) {
+  if (!helper_may_capture(lookup, facts)) return;
 #if !defined(_WIN32)
   // A key another run's helper captures needs none here; a helper started anyway would warm the
   // driver on the core this run needs (the example's run 2 right after its cold run: issue 32).
@@ -691,6 +679,47 @@ void Engine::expect_capture([[maybe_unused]] const Lookup& lookup) {
     if (component.name == "device") prestart_capture_helper(component.digest.hex(), helper_policy(settings_));
   }
 #endif
+}
+
+bool Engine::helper_may_capture(const Lookup& lookup, const BuildFacts& facts) const {
+  if (!settings_.capture_helper && !settings_.capture_auto) return false;
+  // No inputs kept: the helper has nothing to rebuild from. A refresh must run the app's kernels.
+  if (!settings_.store_inputs || !facts.single_device || facts.refresh) return false;
+  const ProgramKind kind = lookup.program->kind;
+  if (kind != ProgramKind::source && kind != ProgramKind::il) return false;  // what a helper replays
+  if (settings_.capture_auto && !facts.lazy_binary) return false;
+#if defined(_WIN32)
+  return false;
+#else
+  // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
+  // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
+  static const bool helper_found = !helper_binary().empty();
+  return !settings_.capture_auto || helper_found;
+#endif
+}
+
+AfterBuild Engine::finish(std::span<Lookup> lookups, const BuildEnd& end) {
+  if (!end.succeeded) {
+    for (Lookup& lookup : lookups) failed(lookup, end.failure);
+    return AfterBuild::done;
+  }
+  if (lookups.empty()) return AfterBuild::done;
+  Lookup& first = lookups.front();
+  const BuildFacts& facts = end.facts;
+  // A build whose binary cannot be read safely is uncacheable (the adapter's read says why): a
+  // helper would rebuild it on every run only to find the same.
+  if (lookups.size() == 1 && helper_may_capture(first, facts) && !awaited(first) &&
+      (!facts.read_risk || facts.read_risk().empty())) {
+    hand_to_helper(first, end.build_us);
+    return AfterBuild::done;
+  }
+  if ((settings_.capture_at_release || facts.refresh) && facts.parkable && !awaited(first)) {
+    // Until the adapter reads it, this key is not awaited: its flight ends, its build lock is
+    // released, and a newcomer builds it too.
+    first.claim.reset();
+    return AfterBuild::read_later;
+  }
+  return AfterBuild::read_now;
 }
 
 // The key holds the headers as they were when hashed; the build may have read other versions
@@ -746,8 +775,6 @@ bool Engine::awaited(const Lookup& lookup) const {
   if (lookup.claim->flight && lookup.claim->flight->awaited()) return true;
   return lookup.claim->key_lock.held() && store_->key_wanted(lookup.key.key);
 }
-
-void Engine::postpone(Lookup& lookup) { lookup.claim.reset(); }
 
 void Engine::failed(Lookup& lookup, const std::string& reason) {
   count(counter::miss);

@@ -1,6 +1,8 @@
 // The one "lookup -> build -> store" engine shared by every API adapter. Adapters describe a build
-// as ProgramInputs + TargetIdentity, ask for a Lookup per device, and end each Lookup with exactly
-// one of loaded() / rejected()+built() / built() / failed(). No OpenCL or Level Zero types here.
+// as ProgramInputs + TargetIdentity and ask for a Lookup per device. A hit ends with loaded(); a
+// miss (or a rejected() hit) is built for real and handed to finish() with what the driver said,
+// which ends it (a failure, a capture helper's) or says when to read the binary for built(). No
+// OpenCL or Level Zero types here.
 //
 // lookup() asks the memory tier of the caller's scope, then the read-only packs (JITCACHE_PACKS,
 // docs/pack-format.md), then joins or leads the in-process flight for the key (waiting for a
@@ -16,6 +18,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <span>
 #include <mutex>
 #include <memory>
 #include <optional>
@@ -75,27 +78,20 @@ class Engine {
   // that the next build of the key rebuilds it; one warning, counted corrupt (rejected() counts
   // stale: the driver refused). The app keeps what was loaded.
   void refuse_served(const ServedEntry& entry, const std::string& reason);
-  // A real build succeeded: store the binary in the background.
+  // A real build ended: failed lookups end here; a capture helper may take the binary (capture =
+  // helper, or auto on PoCL, where reading it generates every kernel's code: docs/benchmarks.md),
+  // unless someone waits for the key (they need the binary now), inputs are not kept or the build
+  // cannot be replayed; with capture = release (or a refresh) the adapter keeps the program and
+  // reads it when the app is done with it. Else the adapter reads it now. Then built().
+  AfterBuild finish(std::span<Lookup> lookups, const BuildEnd& end);
+  // The binary the adapter read after finish(): store it in the background.
   void built(Lookup& lookup, BuildResult result);
-  // Whether another thread, process or (holding the remote lease) node may wait for this lookup's
-  // build now: then it needs the binary now.
-  bool awaited(const Lookup& lookup) const;
-  // The adapter keeps the built program and calls built() later: until then this key is not
-  // awaited (its flight ends, its build lock is released) and a newcomer builds it too.
-  void postpone(Lookup& lookup);
-  // capture = helper: the app's build succeeded and its binary is not read here. Records the
-  // inputs and has a detached helper rebuild them, check the key and store the entry
-  // (core/capture_helper.hpp); the lookup ends as a miss, its build lock handed to the helper. A
-  // key whose capture another process owes already (its helper has it) is not handed twice.
-  void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
-  // Before a missed build that will likely go to a capture helper: starts this process's helper
+  // Before a missed build that a capture helper will likely store: starts this process's helper
   // (once), which loads the driver for the lookup's device meanwhile.
-  void expect_capture(const Lookup& lookup);
+  void expect_capture(const Lookup& lookup, const BuildFacts& facts);
   // In a capture helper's worker: the helper holds the build lock of `key` for this process, so
   // the lookup of that key takes no lock of its own (it would wait for the helper).
   void build_lock_held_for(const Digest128& key);
-  // The real build failed (the app gets the driver's error); nothing is stored.
-  void failed(Lookup& lookup, const std::string& reason);
   // A replay's binary did not load back (`why`): nothing is stored, the key stays a miss (for the
   // app's next build, or the next `jitcache warm`); one warning, counted capture_helper_unloadable
   // or warm_unloadable (core/replay_mark.hpp), the reason traced and kept for why_not_stored.
@@ -112,6 +108,14 @@ class Engine {
 
  private:
   Engine(Settings settings, std::unique_ptr<DiskStore> store);
+  // The parts of finish(): a failed build; whether someone waits for the key now (another thread,
+  // process or, holding the remote lease, node); whether a helper can capture the build; handing
+  // it to one (the lookup ends as a miss, its build lock goes to the helper: a key another process's
+  // helper owes already is not handed twice).
+  void failed(Lookup& lookup, const std::string& reason);
+  bool awaited(const Lookup& lookup) const;
+  bool helper_may_capture(const Lookup& lookup, const BuildFacts& facts) const;
+  void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
   void end(Lookup& lookup);  // counts, writes the trace
   void drop(const ServedEntry& entry);  // a refused entry: out of every tier, never served again
   // The steps of lookup(), in order; each returns true when it answered the lookup.

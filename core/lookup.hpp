@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,33 @@ struct BuildResult {
   bool captured_after_use = false;
   // A replay (warm, capture helper) loaded the binary back before storing it (shim/opencl/load_back.hpp): how long that took.
   std::uint64_t load_check_us = 0;
+};
+
+// What the adapter knows of a missed build and its driver that decides what follows the build
+// (Engine::finish): the adapter hands over what the driver said and is told what to do.
+struct BuildFacts {
+  bool single_device = false;  // one device: a capture helper can replay the build
+  bool lazy_binary = false;    // reading the binary makes the driver generate every kernel's code (PoCL)
+  bool parkable = false;       // the adapter can keep the program and read it when the app is done with it
+  bool refresh = false;        // a hit rebuilt to store the code generated while the app runs: parked
+  // Why reading this build's binary is known to break the driver ("" when it is not); asked only
+  // when a helper would take the build, so that no other build costs the driver a query.
+  std::function<std::string()> read_risk;
+};
+
+// How a real build ended, as the driver said it.
+struct BuildEnd {
+  bool succeeded = false;
+  std::string failure;  // what failed, for the trace (the app gets the driver's own error)
+  std::uint64_t build_us = 0;
+  BuildFacts facts;
+};
+
+// What the adapter does after Engine::finish.
+enum class AfterBuild {
+  done,        // the build failed, or a capture helper stores it: nothing to read
+  read_now,    // read the binary now, then end each lookup with Engine::built()
+  read_later,  // keep the program; read its binary when the app is done with it, then built()
 };
 
 // Sidecars keep the build log up to this many bytes.
@@ -118,6 +146,12 @@ struct Lookup {
   Timings timings;
 
   bool hit() const { return verdict == Verdict::hit; }
+  // Answered by `from` ("pack", "disk", "remote"): a hit with the entry's binary, its sidecar (or
+  // the fields a hit reads) and its recorded answers (null: read from the sidecar).
+  void hit_in(std::string from, std::string entry_binary, nlohmann::json entry_sidecar,
+              std::shared_ptr<const std::string> entry_answers);
+  // Answered by the memory tier of this scope, or by the thread whose build it waited for.
+  void hit_in_memory(MemoryValue value);
   ServedEntry served() const { return {key.key, scope, tier == "pack"}; }
 };
 

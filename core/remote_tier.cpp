@@ -227,10 +227,7 @@ void RemoteTier::fetch(Lookup& lookup) {
   }
 
   if (loaded.status == RemoteStatus::ok) {
-    lookup.verdict = Verdict::hit;
-    lookup.tier = "remote";
-    lookup.binary = std::move(loaded.binary);
-    lookup.sidecar = std::move(loaded.sidecar);
+    lookup.hit_in("remote", std::move(loaded.binary), std::move(loaded.sidecar), nullptr);
   } else if (loaded.status == RemoteStatus::miss) {
     count(counter::remote_miss);
   }

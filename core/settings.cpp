@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <sstream>
+#include <type_traits>
+#include <variant>
 
 #include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
@@ -30,76 +32,162 @@ constexpr const char* kDefaultEnvPatterns =
 
 const std::vector<SettingDefinition> kDefinitions = {
     {"dir", "JITCACHE_DIR", "",
-     "cache root; empty means $XDG_CACHE_HOME/jitcache, ~/.cache/jitcache, or /tmp/jitcache-<uid>"},
-    {"disable", "JITCACHE_DISABLE", "0", "1 turns the cache off: every call goes straight to the driver"},
-    {"max_size", "JITCACHE_MAX_SIZE", "1G", "evict least recently used entries above this size (0 = unlimited)"},
-    {"max_age", "JITCACHE_MAX_AGE", "0", "evict entries not used for this long (0 = never); e.g. 30d"},
-    {"min_entry_size", "JITCACHE_MIN_ENTRY_SIZE", "0", "do not store binaries smaller than this"},
-    {"max_entry_size", "JITCACHE_MAX_ENTRY_SIZE", "256M", "do not store binaries larger than this"},
-    {"read_only", "JITCACHE_READ_ONLY", "0", "serve hits but never write the store"},
-    {"memory_max_size", "JITCACHE_MEM_MAX_SIZE", "64M", "byte budget of the in-process memory tier"},
-    {"trace", "JITCACHE_TRACE", "0", "1 writes one BinaryCacheTrace JSON file per lookup"},
-    {"trace_dir", "JITCACHE_TRACE_DIR", "", "where traces go; empty means <dir>/traces"},
-    {"trace_max_files", "JITCACHE_TRACE_MAX_FILES", "1000", "keep at most this many trace records (0 = no bound)"},
+     "cache root; created 0700; refused (run uncached, one warning) when it is a symlink, owned by "
+     "another user (root's own is accepted read-only: a shared cache), group/other-writable, or below "
+     "a folder another user can write (without the sticky bit) or owns; see "
+     "[reliability.md](reliability.md#trust-model)",
+     {}, "`$XDG_CACHE_HOME/jitcache`, else `~/.cache/jitcache`, else (no `HOME`) `/tmp/jitcache-<uid>`; "
+     "Windows `%LOCALAPPDATA%\\jitcache`"},
+    {"disable", "JITCACHE_DISABLE", "0",
+     "1 turns the cache off: every call goes straight to the driver",
+     Flag{&Settings::disabled}},
+    {"max_size", "JITCACHE_MAX_SIZE", "1G",
+     "evict least recently used entries above this size, down to 80 % of it; `0` = unlimited (no size "
+     "eviction; `max_age` still applies)",
+     Size{&Settings::max_size}},
+    {"max_age", "JITCACHE_MAX_AGE", "0",
+     "evict entries not used for this long (0 = never); `30d`, `12h`, `90m`, `45s`",
+     Duration{&Settings::max_age_s}},
+    {"min_entry_size", "JITCACHE_MIN_ENTRY_SIZE", "0",
+     "do not store binaries smaller than this",
+     Size{&Settings::min_entry_size}},
+    {"max_entry_size", "JITCACHE_MAX_ENTRY_SIZE", "256M",
+     "do not store binaries larger than this",
+     Size{&Settings::max_entry_size}},
+    {"read_only", "JITCACHE_READ_ONLY", "0",
+     "serve hits but never write the store (shared, pre-populated caches; required for a root-owned "
+     "one)",
+     Flag{&Settings::read_only}},
+    {"memory_max_size", "JITCACHE_MEM_MAX_SIZE", "64M",
+     "byte budget of the in-process memory tier",
+     Size{&Settings::memory_max_size}},
+    {"trace", "JITCACHE_TRACE", "0",
+     "1 writes one BinaryCacheTrace JSON file per lookup ([format](trace-format.md))",
+     Flag{&Settings::trace}, nullptr, "BinaryCacheTrace"},
+    {"trace_dir", "JITCACHE_TRACE_DIR", "",
+     "where traces go; created 0700; refused (no traces, one warning) when a symlink, owned by another"
+     " user or writable by others ([trace-format](trace-format.md))",
+     {}, "`<dir>/traces`"},
+    {"trace_max_files", "JITCACHE_TRACE_MAX_FILES", "1000",
+     "keep at most this many trace records, oldest removed first (0 = no bound)",
+     Count{&Settings::trace_max_files}},
     {"trace_max_size", "JITCACHE_TRACE_MAX_SIZE", "64M",
-     "keep trace records and input copies within this many bytes (0 = no bound)"},
-    {"trace_max_age", "JITCACHE_TRACE_MAX_AGE", "7d", "remove traces older than this (0 = never); e.g. 1d"},
-    {"log", "JITCACHE_LOG", "", "unset: one warning per process; warn, info or debug: more"},
+     "keep trace records and input copies within this many bytes (0 = no bound)",
+     Size{&Settings::trace_max_size}},
+    {"trace_max_age", "JITCACHE_TRACE_MAX_AGE", "7d",
+     "remove traces older than this (0 = never)",
+     Duration{&Settings::trace_max_age_s}},
+    {"log", "JITCACHE_LOG", "",
+     "unset: at most one warning per process on stderr; `warn`, `info`, `debug`: more",
+     {}, "unset"},
     {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
-     "environment variables that change codegen and so are part of the key (NAME or PREFIX*)"},
+     "environment variables that change codegen and so are part of the key",
+     {}, "see below"},
     {"remote", "JITCACHE_REMOTE", "",
-     "remote tier URL (redis://host:6379, https://host/path), or several asked in order: url|url"},
+     "remote tier URL: `redis://[[user]:password@]host[:port][/db]`, "
+     "`redis+unix://[[user]:password@]/path.sock[?db=N]` , "
+     "`http[s]://[user:password@]host[:port][/path]` or `file:///shared/dir` (a directory on a shared "
+     "file system, [shared directories](remote.md#shared-directories-file-nfs)); several, asked in "
+     "order: `url|url` ([remote.md](remote.md), [several remotes](remote.md#several-remotes))",
+     Text{&Settings::remote}},
     {"flush_timeout", "JITCACHE_FLUSH_TIMEOUT_MS", "5000",
-     "at exit, wait at most this long in all for pending stores, traces and the stats lock"},
-    {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0", "read the remote but never write it or take build leases"},
+     "at exit, wait at most this many milliseconds in all for background stores and traces and the "
+     "`stats.lock` / hits locks (a warning says when that was not enough)",
+     Count{&Settings::flush_timeout_ms}},
+    {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0",
+     "read the remote but never write it or take build leases (consumers)",
+     {}},
     {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
-     "secret shared by the nodes: records are signed, unsigned or forged ones are refused"},
+     "secret shared by the nodes: records are signed with HMAC-SHA256, unsigned or forged ones are "
+     "refused",
+     {}},
     {"remote_backfill", "JITCACHE_REMOTE_BACKFILL", "signed",
-     "several remotes: copy a later remote's hit into the earlier ones: signed (only records whose HMAC tag "
-     "verified), all, or off"},
-    {"remote_prefix", "JITCACHE_REMOTE_PREFIX", "jitcache", "namespace of this cache's keys on the server"},
+     "several remotes: a later remote's hit is copied into the earlier ones when its HMAC tag verified"
+     " (`signed`), always (`all`: you vouch for every remote of the list to everyone using the earlier"
+     " ones) or never (`off`) ([remote.md](remote.md#several-remotes))",
+     {}},
+    {"remote_prefix", "JITCACHE_REMOTE_PREFIX", "jitcache",
+     "namespace of this cache's keys on the server (several caches on one server)",
+     {}},
     {"remote_bearer_token", "JITCACHE_REMOTE_BEARER_TOKEN", "",
-     "HTTP(S) remotes: sent as \"Authorization: Bearer <token>\" (instead of the URL's user:password)"},
+     "HTTP(S) remotes: sent as `Authorization: Bearer <token>` instead of the URL's `user:password`; "
+     "shown as `***` everywhere ([remote.md](remote.md#https-remotes))",
+     {}},
     {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
-     "HTTPS remotes: PEM file of the certificate authorities to trust (default: the system's)"},
+     "HTTPS remotes: a PEM file of the certificate authorities to trust (a private CA, a self-signed "
+     "server); empty: the system's",
+     {}},
     {"remote_connect_timeout", "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "50",
-     "bound on name resolution + connecting to the remote (ms, 1..600000)"},
+     "bound on name resolution + connecting to the remote, in milliseconds (1 to 600000; 0 is refused)",
+     {}},
     {"remote_timeout", "JITCACHE_REMOTE_TIMEOUT_MS", "200",
-     "with remote_connect_timeout, the total bound of every remote call (ms, 1..600000)"},
-    {"remote_backoff", "JITCACHE_REMOTE_BACKOFF", "30s", "after a remote timeout or error, skip the remote this long"},
-    {"remote_lease_ttl", "JITCACHE_REMOTE_LEASE_TTL", "60s", "a build lease expires after this (a crashed builder)"},
+     "with `remote_connect_timeout`, the total bound of every remote call (connect, AUTH, the command "
+     "and its whole reply; for `file://`, the file system calls, run off the app's thread), in "
+     "milliseconds (1 to 600000; 0 is refused) ([remote.md](remote.md#bounded-cost))",
+     {}},
+    {"remote_backoff", "JITCACHE_REMOTE_BACKOFF", "30s",
+     "after a remote timeout or error, the remote is not asked for this long",
+     {}},
+    {"remote_lease_ttl", "JITCACHE_REMOTE_LEASE_TTL", "60s",
+     "a build lease expires after this (covers a builder that crashed)",
+     {}},
     {"remote_lease_wait", "JITCACHE_REMOTE_LEASE_WAIT", "60s",
-     "longest wait for another node's build of the same key before building here"},
-    {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256", "entry cap of the in-process memory tier"},
+     "longest wait for another node's build of the same key before building here",
+     {}},
+    {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256",
+     "entry cap of the in-process memory tier (`memory_max_size` is its byte budget; either 0 turns it"
+     " off)",
+     Count{&Settings::memory_max_entries}},
     {"wait", "JITCACHE_WAIT_MS", "30000",
-     "wait at most this many ms for another thread or process building the same key, then build"},
+     "single-flight: wait at most this many milliseconds for another thread or process that builds the"
+     " same key, then build too ([concurrency](concurrency.md))",
+     Count{&Settings::wait_ms}},
     {"capture", "JITCACHE_CAPTURE", kDefaultCapture,
-     "when a missed build's binary is read and stored: build (right after it), release (at the "
-     "program's last release or exit, unless someone waits for it), helper (never in the app: a "
-     "detached `jitcache` process rebuilds the recorded inputs and stores them) or auto (helper on "
-     "PoCL, build elsewhere)"},
-    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m", "a capture helper's build of one program is stopped after this much CPU time (or six times as long in wall time)"},
+     "when a missed build's binary is read and stored: `build`, `release`, `helper`, `auto` (see "
+     "[capture](#capture))",
+     {}, "auto (Windows: build)"},
+    {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m",
+     "a capture helper's build of one program that has used this much CPU time is stopped (SIGPROF), "
+     "and one still running after six times this long in wall time (a driver hung without using CPU): "
+     "that entry is built again by the next run",
+     Duration{&Settings::helper_time_limit_s, true}},
     {"helper_start", "JITCACHE_HELPER_START", "one_at_a_time",
-     "when an app's capture helper runs: one_at_a_time (from the app's first miss, one program at a "
-     "time, while the app runs and after it exits) or at_exit (only after the app exits)"},
+     "when an app's capture helper runs: `one_at_a_time` (from the app's first miss, one program at a "
+     "time, while the app runs and after it exits) or `at_exit` (only after the app exits); see "
+     "[capture](#capture)",
+     {}},
     {"capture_wait", "JITCACHE_CAPTURE_WAIT", "10m",
-     "how long `jitcache pack create` (and `jitcache wait` without --timeout) waits for captures "
-     "still in flight"},
+     "how long `jitcache pack create` (and `jitcache wait` without `--timeout`) waits for captures "
+     "still in flight ([cli.md](cli.md#jitcache-wait))",
+     Duration{&Settings::capture_wait_s}},
     {"store_inputs", "JITCACHE_STORE_INPUTS", "1",
-     "1 keeps what a rebuild needs (source or IL, options, header contents, spec constants, keyed "
-     "variables) in the store for `jitcache warm`; 0 keeps no source byte on disk"},
+     "keep what a rebuild needs (source or IL, options, header contents, spec constants, keyed "
+     "variables, working directory) in the store, for `jitcache warm` and `capture = helper` "
+     "([store-format](store-format.md#recorded-inputs)), and publish it with the entry to the remote, "
+     "where other machines' `jitcache warm` finds it "
+     "([remote.md](remote.md#recorded-inputs-and-jitcache-warm)); `0`: no source byte is ever written "
+     "to the store or sent to the remote (the sidecar then drops its inline source text too)",
+     Flag{&Settings::store_inputs}},
     {"packs", "JITCACHE_PACKS", "",
-     "read-only packs asked after the memory tier, before the disk store: pack files or folders of "
-     "*.jcpack, ':'-separated (docs/pack-format.md)"},
+     "read-only packs asked after the memory tier and before the disk store: pack files, or folders "
+     "whose `*.jcpack` files are taken in name order, `:`-separated; each must pass the rules of a "
+     "read-only shared root ([pack-format.md](pack-format.md#reading-packs-as-a-tier))",
+     Text{&Settings::packs}},
     {"recapture", "JITCACHE_RECAPTURE", "0",
-     "a hit on an entry stored before the app used its program is rebuilt once and stored when the "
-     "app is done with it, with the code the driver generates at first enqueue: auto (on PoCL), "
-     "1 (every driver) or 0 (never)"},
+     "a hit on an entry that was stored before the app used its program is rebuilt once and stored "
+     "when the app is done with it, with the code the driver generates at first enqueue: `auto` (on "
+     "PoCL), `1` (every driver), `0` (never) (see [recapture](#recapture))",
+     {}},
     {"label", "JITCACHE_LABEL", "",
-     "a human name stored with every entry this process builds (shown by ls/show/explain; a pack filter)"},
+     "a human name stored in the sidecar of every entry this process builds (e.g. the app's name); "
+     "shown by `ls`, `show`, `explain`, `pack ls`, and a `pack create --label` filter. Not part of the"
+     " key",
+     Text{&Settings::label}},
     {"pack_keys", "JITCACHE_PACK_KEYS", "",
-     "trusted pack signing keys (PEM files, ':'-separated); when set, unsigned packs and packs signed "
-     "by other keys are refused"},
+     "trusted pack signing keys: Ed25519 public keys (or key pairs) in PEM files, `:`-separated. When "
+     "set, trust is required: unsigned packs and packs signed by any other key are refused (a listed "
+     "file that cannot be read trusts nothing)",
+     Text{&Settings::pack_keys}},
 };
 
 std::string trim(std::string_view text) {
@@ -294,6 +382,40 @@ std::optional<bool> parse_bool(std::string_view text) {
   return std::nullopt;
 }
 
+namespace {
+
+// Reads a setting of the table into its field (SettingField); a value that does not parse is a
+// problem, and the default is read instead.
+void read_field(const SettingDefinition& definition, Settings* settings) {
+  const std::string& text = settings->raw[definition.key].value;
+  auto problem = [&](const char* what) {
+    settings->problems.push_back(std::string(definition.key) + ": not " + what + ": '" + text + "'");
+  };
+  std::visit(
+      [&](const auto& field) {
+        using Field = std::decay_t<decltype(field)>;
+        if constexpr (std::is_same_v<Field, Flag>) {
+          std::optional<bool> value = parse_bool(text);
+          if (!value) problem("a boolean");
+          settings->*field.field = value.value_or(parse_bool(definition.default_value).value_or(false));
+        } else if constexpr (std::is_same_v<Field, Size> || std::is_same_v<Field, Count>) {
+          std::optional<std::uint64_t> value = parse_size(text);
+          if (!value) problem(std::is_same_v<Field, Size> ? "a size" : "a number");
+          settings->*field.field = value.value_or(parse_size(definition.default_value).value_or(0));
+        } else if constexpr (std::is_same_v<Field, Duration>) {
+          std::optional<std::uint64_t> value = parse_duration_s(text);
+          if (value && field.positive && *value == 0) value.reset();
+          if (!value) problem(field.positive ? "a positive duration" : "a duration");
+          settings->*field.field = value.value_or(parse_duration_s(definition.default_value).value_or(0));
+        } else if constexpr (std::is_same_v<Field, Text>) {
+          settings->*field.field = text;
+        }
+      },
+      definition.field);
+}
+
+}  // namespace
+
 Settings load_settings(fileops::Dir* checked_root) {
   Settings settings;
   const char* dir_env = env_or_null("JITCACHE_DIR");
@@ -307,12 +429,12 @@ Settings load_settings(fileops::Dir* checked_root) {
     if (auto it = file_values.find(definition.key); it != file_values.end()) {
       raw = {it->second, SettingOrigin::config_file};
     }
+    // The second spelling is the one other caches' users know (BinaryCacheTrace=1).
+    if (const char* also = definition.also_env ? env_or_null(definition.also_env) : nullptr) {
+      raw = {also, SettingOrigin::environment};
+    }
     if (const char* env = env_or_null(definition.env)) raw = {env, SettingOrigin::environment};
     settings.raw[definition.key] = raw;
-  }
-  // BinaryCacheTrace=1 is the spelling other caches' users know.
-  if (const char* alias = env_or_null("BinaryCacheTrace"); alias && !env_or_null("JITCACHE_TRACE")) {
-    settings.raw["trace"] = {alias, SettingOrigin::environment};
   }
   settings.raw["dir"] = {settings.dir.string(),
                          dir_env ? SettingOrigin::environment : SettingOrigin::default_value};
@@ -324,52 +446,12 @@ Settings load_settings(fileops::Dir* checked_root) {
       raw.value = absolute_paths(raw.value, settings.dir, std::string_view(key) != "trace_dir");
     }
   }
+  for (const SettingDefinition& definition : kDefinitions) read_field(definition, &settings);
 
   auto text = [&](const char* key) { return settings.raw[key].value; };
-  auto size = [&](const char* key) {
-    if (auto value = parse_size(text(key))) return *value;
-    settings.problems.push_back(std::string(key) + ": not a size: '" + text(key) + "'");
-    for (const auto& d : kDefinitions) if (std::string_view(d.key) == key) return *parse_size(d.default_value);
-    return std::uint64_t{0};
-  };
-  auto flag = [&](const char* key) {
-    if (auto value = parse_bool(text(key))) return *value;
-    settings.problems.push_back(std::string(key) + ": not a boolean: '" + text(key) + "'");
-    return false;
-  };
-
-  settings.disabled = flag("disable");
-  settings.max_size = size("max_size");
-  if (auto age = parse_duration_s(text("max_age"))) {
-    settings.max_age_s = *age;
-  } else {
-    settings.problems.push_back("max_age: not a duration: '" + text("max_age") + "'");
-  }
-  settings.min_entry_size = size("min_entry_size");
-  settings.max_entry_size = size("max_entry_size");
-  settings.read_only = flag("read_only");
-  settings.memory_max_size = size("memory_max_size");
-  settings.trace = flag("trace");
   settings.trace_dir = text("trace_dir").empty() ? settings.dir / "traces" : std::filesystem::path(text("trace_dir"));
-  settings.trace_max_files = size("trace_max_files");  // a plain count
-  settings.trace_max_size = size("trace_max_size");
-  if (auto age = parse_duration_s(text("trace_max_age"))) {
-    settings.trace_max_age_s = *age;
-  } else {
-    settings.problems.push_back("trace_max_age: not a duration: '" + text("trace_max_age") + "'");
-    settings.trace_max_age_s = 7 * 86400;
-  }
   settings.log_level = parse_log_level(text("log"));
-  settings.env_patterns = text("env_keys");
-  settings.remote = text("remote");
-  settings.env_patterns = without_bare_star_beside_a_remote(settings.env_patterns, settings.remote, &settings.problems);
-  settings.packs = text("packs");
-  settings.pack_keys = text("pack_keys");
-  settings.label = text("label");
-  settings.flush_timeout_ms = parse_size(text("flush_timeout")).value_or(5000);  // plain milliseconds
-  settings.memory_max_entries = size("memory_max_entries");  // a plain count
-  settings.wait_ms = parse_size(text("wait")).value_or(30000);  // plain milliseconds
-  settings.store_inputs = flag("store_inputs");
+  settings.env_patterns = without_bare_star_beside_a_remote(text("env_keys"), settings.remote, &settings.problems);
   if (text("capture") == "release") {
     settings.capture_at_release = true;
   } else if (text("capture") == "helper") {
@@ -390,16 +472,6 @@ Settings load_settings(fileops::Dir* checked_root) {
     settings.helpers_while_running = false;
   } else if (text("helper_start") != "one_at_a_time") {
     settings.problems.push_back("helper_start: not one_at_a_time or at_exit: '" + text("helper_start") + "'");
-  }
-  if (auto wait = parse_duration_s(text("capture_wait"))) {
-    settings.capture_wait_s = *wait;
-  } else {
-    settings.problems.push_back("capture_wait: not a duration: '" + text("capture_wait") + "'");
-  }
-  if (auto limit = parse_duration_s(text("helper_time_limit")); limit && *limit > 0) {
-    settings.helper_time_limit_s = *limit;
-  } else {
-    settings.problems.push_back("helper_time_limit: not a positive duration: '" + text("helper_time_limit") + "'");
   }
   return settings;
 }

@@ -1,5 +1,6 @@
-// The one table of settings: name, environment variable, config-file key, default, meaning.
-// Precedence: environment > <root>/jitcache.conf > default. docs/settings.md mirrors the table.
+// The one table of settings: name, environment variable, config-file key, default, how it is read,
+// what it does. Precedence: environment > <root>/jitcache.conf > default. docs/settings.md's table
+// is generated from it (`jitcache generate settings-table`).
 #pragma once
 
 #include <cstdint>
@@ -8,18 +9,11 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace jitcache {
 
-struct SettingDefinition {
-  const char* key;            // config-file key, e.g. "max_size"
-  const char* env;            // environment variable, e.g. "JITCACHE_MAX_SIZE"
-  const char* default_value;  // as text, parsed like any other source
-  const char* meaning;
-};
-
-const std::vector<SettingDefinition>& setting_definitions();
 
 enum class SettingOrigin { default_value, config_file, environment };
 const char* to_string(SettingOrigin origin);
@@ -68,6 +62,41 @@ struct Settings {
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
   std::vector<std::string> problems;      // unparsable values (the default was used instead)
 };
+
+// Where load_settings puts a setting of the table, read as its kind says; a value that does not
+// parse is a problem, and the default is used. Settings read by hand (choices, paths with a
+// default of their own, the remote's) have none.
+struct Flag {
+  bool Settings::*field;
+};
+struct Size {  // "1G", "512MiB", "100k", "12345": bytes
+  std::uint64_t Settings::*field;
+};
+struct Count {  // a plain number (entries, files, milliseconds); read like a size
+  std::uint64_t Settings::*field;
+};
+struct Duration {  // "7d", "12h", "30m", "45s", "90": seconds
+  std::uint64_t Settings::*field;
+  bool positive = false;  // 0 is refused too
+};
+struct Text {
+  std::string Settings::*field;
+};
+using SettingField = std::variant<std::monostate, Flag, Size, Count, Duration, Text>;
+
+// One row of the one table of settings (core/settings.cpp): load_settings reads it, `jitcache
+// config` shows it, `jitcache generate` writes docs/settings.md's table and the man pages from it.
+struct SettingDefinition {
+  const char* key;            // config-file key, e.g. "max_size"
+  const char* env;            // environment variable, e.g. "JITCACHE_MAX_SIZE"
+  const char* default_value;  // as text, parsed like any other source
+  const char* doc;            // what it does: one line of Markdown (links relative to docs/)
+  SettingField field = {};
+  const char* doc_default = nullptr;  // the default as the docs say it, where default_value is not it
+  const char* also_env = nullptr;     // a second variable read too, under the first (BinaryCacheTrace)
+};
+
+const std::vector<SettingDefinition>& setting_definitions();
 
 namespace fileops {
 class Dir;

@@ -110,7 +110,38 @@ bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
   return result == ZE_RESULT_SUCCESS;
 }
 
-// The real create; on success the driver's native binary is stored.
+// After a successful create: the driver's native binary is read, checked (a replay loads it back)
+// and stored, or the lookup ends uncacheable / unloadable.
+void store_built(Engine& engine, Lookup& lookup, const CreateCall& call, std::string log, std::uint64_t build_us) {
+  nlohmann::json answers;  // what a hit answers for the app's log handle
+  std::string binary = native_binary(*call.module);
+  if (binary.empty()) {
+    engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
+    return;
+  }
+  if (std::string problem; (answers = answers_json(log, &problem)).is_null()) {
+    engine.uncacheable(*lookup.program, lookup.device, problem);
+    return;
+  }
+  std::vector<std::string> names = kernel_names(*call.module);
+  std::uint64_t load_check_us = 0;
+  if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them
+    break_binary_for_tests(binary);
+    std::string why = load_back(call.context, call.device, binary, call.desc->pBuildFlags, names, &load_check_us);
+    if (!why.empty()) {
+      engine.unloadable(lookup, build_us, load_check_us, why);
+      return;
+    }
+  }
+  MemoryValue value = memory_value(binary, build_us);
+  value.answers = answers_text(answers);
+  engine.remember(lookup, std::move(value));
+  engine.built(lookup, {std::move(binary), std::move(names), std::move(log), build_us, std::move(answers), false,
+                        load_check_us});
+}
+
+// The real create; the engine ends a failed one (the app gets the driver's error), a successful
+// one is stored. Level Zero has no capture helper and no parking: a binary is read at once.
 ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& call) {
   // A log of our own when the app asks for none, so the sidecar can keep the build's warnings.
   ze_module_build_log_handle_t own_log = nullptr;
@@ -120,31 +151,9 @@ ze_result_t build_and_store(Engine& engine, Lookup& lookup, const CreateCall& ca
   ze_result_t result = create_for_real(real);
   std::uint64_t build_us = watch.elapsed_us();
   try {
-    std::string log = build_log_text(*real.build_log);
-    nlohmann::json answers;  // what a hit answers for the app's log handle
-    if (result != ZE_RESULT_SUCCESS) {
-      engine.failed(lookup, result_text("zeModuleCreate", result));
-    } else if (std::string binary = native_binary(*call.module); binary.empty()) {
-      engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
-    } else if (std::string problem; (answers = answers_json(log, &problem)).is_null()) {
-      engine.uncacheable(*lookup.program, lookup.device, problem);
-    } else {
-      std::vector<std::string> names = kernel_names(*call.module);
-      std::uint64_t load_check_us = 0;
-      std::string unloadable;
-      if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them
-        break_binary_for_tests(binary);
-        unloadable = load_back(call.context, call.device, binary, call.desc->pBuildFlags, names, &load_check_us);
-      }
-      if (!unloadable.empty()) {
-        engine.unloadable(lookup, build_us, load_check_us, unloadable);
-      } else {
-        MemoryValue value = memory_value(binary, build_us);
-        value.answers = answers_text(answers);
-        engine.remember(lookup, std::move(value));
-        engine.built(lookup, {std::move(binary), std::move(names), std::move(log), build_us, std::move(answers), false,
-                              load_check_us});
-      }
+    const BuildEnd end{result == ZE_RESULT_SUCCESS, result_text("zeModuleCreate", result), build_us, {}};
+    if (engine.finish({&lookup, 1}, end) == AfterBuild::read_now) {
+      store_built(engine, lookup, call, build_log_text(*real.build_log), build_us);
     }
   } catch (const std::exception& e) {
     log_warning(std::string("module left uncached: ") + e.what());

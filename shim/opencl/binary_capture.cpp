@@ -197,70 +197,44 @@ void capture_all_at_exit() {
 #endif
 }
 
-// capture = helper, or auto on PoCL (where reading CL_PROGRAM_BINARIES generates the code of every
-// kernel: +18..+750 % on the build, docs/benchmarks.md): nothing is read in the app. Not when
-// someone waits for this key (they need the binary now: read inline, as release does), when inputs
-// must not be kept (store_inputs = 0: the helper has nothing to rebuild from), or for multi-device
-// builds and kinds the helper cannot replay.
-// What a helper can capture at all: the setting, the kind of build, the driver, a binary to run.
-bool helper_may_capture(Engine& engine, cl_device_id device, ProgramKind kind, bool single_device) {
-  const Settings& settings = engine.settings();
-  if (!settings.capture_helper && !settings.capture_auto) return false;
-  if (!settings.store_inputs || !single_device) return false;
-  if (kind != ProgramKind::source && kind != ProgramKind::il) return false;
-  if (settings.capture_auto && !target_of(device, next()).pocl) return false;
-  // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
-  // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
-#if defined(_WIN32)
-  static const bool helper_found = false;
-#else
-  static const bool helper_found = !helper_binary().empty();
-#endif
-  return !settings.capture_auto || helper_found;
+// What the engine decides a build's capture by (Engine::finish).
+BuildFacts facts_of(const BuiltProgram& built) {
+  BuildFacts facts;
+  facts.single_device = built.devices.size() == 1 && built.uses_memory_tier;
+  facts.lazy_binary = !built.devices.empty() && target_of(built.devices.front(), next()).pocl;
+  facts.parkable = built.uses_memory_tier;
+  facts.refresh = built.refresh;
+  // A build whose binary cannot be read safely (driver_quirks.hpp) is uncacheable here, by store().
+  facts.read_risk = [&built] { return binary_read_risk(built.devices, kernel_names_of(built.program)); };
+  return facts;
 }
 
-bool worth_a_helper(const BuiltProgram& built) {
-  if (built.refresh) return false;  // a helper's build has not run the app's kernels
-  const Lookup& lookup = built.lookups.front();
-  if (!helper_may_capture(*built.engine, built.devices.front(), lookup.program->kind, built.uses_memory_tier)) {
-    return false;
-  }
-  if (built.engine->awaited(lookup)) return false;
-  // A build whose binary cannot be read safely (driver_quirks.hpp) is uncacheable here, by store():
-  // a helper would rebuild it on every run only to find the same.
-  return binary_read_risk(built.devices, kernel_names_of(built.program)).empty();
-}
-
-bool worth_parking(const BuiltProgram& built) {
-  return (built.engine->settings().capture_at_release || built.refresh) && built.uses_memory_tier &&
-         !built.engine->awaited(built.lookups.front());
+void park(BuiltProgram built) {
+  static std::once_flag exit_handler;
+  std::call_once(exit_handler, [] { std::atexit(capture_all_at_exit); });
+  arm_exit_capture();
+  next().clRetainProgram(built.program);
+  std::lock_guard lock(parked().mutex);
+  cl_program program = built.program;
+  parked().programs[program] = std::move(built);
 }
 
 }  // namespace
 
 void expect_capture(Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup) {
-  if (helper_may_capture(engine, devices.front(), lookup.program->kind, devices.size() == 1)) {
-    engine.expect_capture(lookup);
-  }
+  BuildFacts facts;
+  facts.single_device = devices.size() == 1;
+  facts.lazy_binary = !devices.empty() && target_of(devices.front(), next()).pocl;
+  engine.expect_capture(lookup, facts);
 }
 
-void capture_now_or_later(BuiltProgram built) {
-  if (worth_a_helper(built)) {
-    built.engine->hand_to_helper(built.lookups.front(), built.build_us);
-    return;
+void finish_build(BuiltProgram built, bool succeeded, const std::string& failure) {
+  BuildEnd end{succeeded, failure, built.build_us, succeeded ? facts_of(built) : BuildFacts{}};
+  switch (built.engine->finish(built.lookups, end)) {
+    case AfterBuild::done: return;
+    case AfterBuild::read_now: store(built, false); return;
+    case AfterBuild::read_later: park(std::move(built)); return;
   }
-  if (!worth_parking(built)) {
-    store(built, false);
-    return;
-  }
-  static std::once_flag exit_handler;
-  std::call_once(exit_handler, [] { std::atexit(capture_all_at_exit); });
-  arm_exit_capture();
-  built.engine->postpone(built.lookups.front());
-  next().clRetainProgram(built.program);
-  std::lock_guard lock(parked().mutex);
-  cl_program program = built.program;
-  parked().programs[program] = std::move(built);
 }
 
 bool is_parked(cl_program program) {

@@ -37,8 +37,9 @@ struct BuiltProgram {
 // the driver while the app builds (Engine::expect_capture).
 void expect_capture(Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup);
 
-// Stores now, or parks the program as the setting says.
-void capture_now_or_later(BuiltProgram built);
+// After the real build: hands what the driver said to the engine (Engine::finish), then stores
+// the binaries now, parks the program, or does nothing (failed, or a capture helper stores it).
+void finish_build(BuiltProgram built, bool succeeded, const std::string& failure);
 
 bool is_parked(cl_program program);
 // Stores `program` now if it is parked (it is about to be rebuilt, or the app let go of it) and

@@ -75,14 +75,12 @@ cl_program build_from_binaries(const PendingBuild& pending, const std::vector<co
 // builds of the key in this context find the bytes in the memory tier and load them once into a
 // shadow then: loading them here would cost every miss a second load, which on drivers whose
 // binary is an IR (NVIDIA's PTX) is most of a compile.
-void finish_real_build(PendingBuild& pending, bool succeeded) {
+void finish_real_build(PendingBuild& pending, bool succeeded,
+                       const std::string& failure = "the driver's build failed") {
   std::uint64_t build_us = pending.watch.elapsed_us();
-  if (!succeeded) {
-    for (Lookup& lookup : pending.lookups) pending.engine->failed(lookup, "the driver's build failed");
-    return;
-  }
-  capture_now_or_later({pending.engine, pending.program, pending.devices, std::move(pending.lookups), build_us,
-                        uses_memory_tier(pending), pending.refresh, std::move(pending.earlier_binary)});
+  finish_build({pending.engine, pending.program, pending.devices, std::move(pending.lookups), build_us,
+                uses_memory_tier(pending), pending.refresh, std::move(pending.earlier_binary)},
+               succeeded, failure);
 }
 
 // The async build's record is shared by the driver's callback and the caller; whichever finishes
@@ -117,9 +115,7 @@ cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options
   // Refused up front: the callback may never come (its small holder is then leaked on purpose),
   // but waiting threads and processes must not wait for this build.
   if (status != CL_SUCCESS && !shared->completed.exchange(true)) {
-    for (Lookup& lookup : shared->lookups) {
-      shared->engine->failed(lookup, "clBuildProgram returned " + std::to_string(status));
-    }
+    finish_real_build(*shared, false, "clBuildProgram returned " + std::to_string(status));
   }
   return status;
 }

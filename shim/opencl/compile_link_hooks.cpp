@@ -65,14 +65,10 @@ void demote_hits(std::vector<Lookup>& lookups) {
 void store_results(Engine& engine, std::vector<Lookup>& lookups, cl_program program,
                    const std::vector<cl_device_id>& devices, bool succeeded, std::uint64_t build_us,
                    bool refresh = false, std::shared_ptr<const std::string> earlier_binary = nullptr) {
-  if (!succeeded) {
-    for (Lookup& lookup : lookups) engine.failed(lookup, "the driver's compile or link failed");
-    return;
-  }
   // Linked lookups have no memory scope: the flag only lets a single-device link be parked.
   const bool parkable = !lookups.empty() && lookups.front().program->kind == ProgramKind::linked && devices.size() == 1;
-  capture_now_or_later(
-      {&engine, program, devices, std::move(lookups), build_us, parkable, refresh, std::move(earlier_binary)});
+  finish_build({&engine, program, devices, std::move(lookups), build_us, parkable, refresh, std::move(earlier_binary)},
+               succeeded, "the driver's compile or link failed");
 }
 
 // The compile's inputs, or a reason it cannot be keyed.

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # jitcache --version, the generated man pages and bash completion, and `jitcache doctor`
-# (issue 18). Usage: tool_docs_test.sh JITCACHE_TOOL OPENCL_EXAMPLE DOCS_DIR
+# (issue 18), and docs/settings.md's table (issue 41).
+# Usage: tool_docs_test.sh JITCACHE_TOOL OPENCL_EXAMPLE DOCS_DIR SOURCE_DIR
 set -euo pipefail
-tool=$1 example=$2 docs=$3
+tool=$1 example=$2 docs=$3 source=$4
 fail() { echo "FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/jitcache-docs-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 export JITCACHE_DIR=$tmp/cache POCL_KERNEL_CACHE=0
+
+# docs/settings.md's table is the settings table's, as generated (a setting is declared once).
+diff <("$tool" generate settings-table) \
+  <(sed -n '/^<!-- settings-table: generated/,/^<!-- settings-table end/{/^<!--/!p}' "$source/docs/settings.md") >&2 ||
+  fail "docs/settings.md's table differs from \`jitcache generate settings-table\`"
 
 # --version: version, commit, build type, features; exit 0.
 version=$("$tool" --version) || fail "--version exited $?"

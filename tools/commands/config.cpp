@@ -19,7 +19,7 @@ int show_config(bool json) {
       list.push_back({{"key", definition.key}, {"env", definition.env},
                       {"value", redacted_setting(definition.key, raw.value)},
                       {"origin", to_string(raw.origin)}, {"default", definition.default_value},
-                      {"meaning", definition.meaning}});
+                      {"meaning", plain_text(definition.doc)}});
     }
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"config_file", file},
                 {"settings", list}, {"problems", settings.problems}});

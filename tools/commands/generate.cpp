@@ -1,4 +1,5 @@
-// jitcache generate man1|man5|bash-completion (hidden): the man pages and the bash completion,
+// jitcache generate man1|man5|bash-completion|settings-table (hidden): the man pages, the bash
+// completion and docs/settings.md's table,
 // written from the very CLI11 definitions that --help prints and the settings table that
 // `jitcache config` reads, so that they cannot drift. The build runs it (tools/CMakeLists.txt).
 #include <algorithm>
@@ -7,6 +8,7 @@
 
 #include "core/settings.hpp"
 #include "tools/commands/command.hpp"
+#include "tools/lib/format.hpp"
 #include "tools/lib/version.hpp"
 
 namespace jitcache::tool {
@@ -92,7 +94,7 @@ void man1(const CLI::App& app, std::ostream& out) {
   out << ".SH ENVIRONMENT\nEvery setting has an environment variable, which wins over the "
          "configuration file (see \\fBjitcache-config\\fR(5)):\n";
   for (const SettingDefinition& setting : setting_definitions()) {
-    out << ".TP\n\\fB" << roff(setting.env) << "\\fR\n" << roff(setting.meaning) << "\n";
+    out << ".TP\n\\fB" << roff(setting.env) << "\\fR\n" << roff(plain_text(setting.doc)) << "\n";
   }
   out << ".SH EXIT STATUS\n0 on success; 1 when a command fails or finds problems (\\fBverify\\fR, "
          "\\fBdoctor\\fR); 2 for a usage error. \\fBjitcache run\\fR exits with the program's status.\n"
@@ -116,9 +118,22 @@ void man5(std::ostream& out) {
   for (const SettingDefinition& setting : setting_definitions()) {
     out << ".TP\n\\fB" << roff(setting.key) << "\\fR (\\fB" << roff(setting.env) << "\\fR, default \\fI"
         << breakable_list(roff(*setting.default_value ? setting.default_value : "empty")) << "\\fR)\n"
-        << roff(setting.meaning) << "\n";
+        << roff(plain_text(setting.doc)) << "\n";
   }
   out << ".SH SEE ALSO\n\\fBjitcache\\fR(1)\n";
+}
+
+// docs/settings.md's table, between its markers (tests/install/tool_docs_test.sh compares them).
+void settings_table(std::ostream& out) {
+  out << "| key | environment variable | default | meaning |\n|---|---|---|---|\n";
+  for (const SettingDefinition& setting : setting_definitions()) {
+    std::string variable = std::string("`") + setting.env + "`";
+    if (setting.also_env) variable += std::string(" (also `") + setting.also_env + "`)";
+    const std::string default_text = setting.doc_default ? setting.doc_default
+                                     : *setting.default_value ? setting.default_value
+                                                               : "empty";
+    out << "| " << setting.key << " | " << variable << " | " << default_text << " | " << setting.doc << " |\n";
+  }
 }
 
 std::string words(const std::vector<std::string>& list) {
@@ -213,12 +228,13 @@ Command add_generate_command(CLI::App& app) {
   auto what = std::make_shared<std::string>();
   CLI::App* cli = app.add_subcommand("generate", "write the man pages or the bash completion (used by the build)");
   cli->group("");  // hidden from --help, the man page and the completion
-  cli->add_option("what", *what, "man1, man5 or bash-completion")
+  cli->add_option("what", *what, "man1, man5, bash-completion or settings-table (docs/settings.md)")
       ->required()
-      ->check(CLI::IsMember({"man1", "man5", "bash-completion"}));
+      ->check(CLI::IsMember({"man1", "man5", "bash-completion", "settings-table"}));
   return {cli, [&app, what] {
             if (*what == "man1") man1(app, std::cout);
             else if (*what == "man5") man5(std::cout);
+            else if (*what == "settings-table") settings_table(std::cout);
             else bash_completion(app, std::cout);
             return 0;
           }};

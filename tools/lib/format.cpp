@@ -114,4 +114,25 @@ std::string Table::render_rows(bool with_header, const std::string& indent) cons
   return out;
 }
 
+std::string plain_text(std::string_view markdown) {
+  std::string out;
+  for (std::size_t i = 0; i < markdown.size(); ++i) {
+    if (markdown[i] == '`') continue;
+    if (markdown[i] == '[') {  // [text](target): the text, without brackets or target
+      const std::size_t close = markdown.find_first_of("[]", i + 1);
+      const std::size_t end = close != std::string_view::npos && markdown[close] == ']' &&
+                                      markdown.substr(close + 1, 1) == "("
+                                  ? markdown.find(')', close)
+                                  : std::string_view::npos;
+      if (end != std::string_view::npos) {
+        out += plain_text(markdown.substr(i + 1, close - i - 1));
+        i = end;
+        continue;
+      }
+    }
+    out += markdown[i];
+  }
+  return out;
+}
+
 }  // namespace jitcache::tool

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jitcache::tool {
@@ -40,5 +41,9 @@ class Table {
 
 // Display width of UTF-8 text (code points; good enough for paths and names).
 std::size_t display_width(const std::string& text);
+
+// One line of Markdown as plain text: `code` loses its backticks, [text](link) keeps its text
+// (a setting's doc in man pages and `jitcache config --json`).
+std::string plain_text(std::string_view markdown);
 
 }  // namespace jitcache::tool
