@@ -569,7 +569,10 @@ run_mode() { # $1 binary, $2 mode
         fi
         count_traces "$traces" "$CTS_STATE/traces-counts/traces-$tag.txt"
         if [ "$(awk '$1 == "files" {print $2}' "$CTS_STATE/traces-counts/traces-$tag.txt")" = 0 ]; then
-            note "$tag: jitcache wrote no trace (not loaded? see $tag logs: 'cannot be preloaded', refused folders)"
+            case "$mode" in
+                layer-*) note "$tag: jitcache wrote no trace: the loader ($LOADER_DESC) may not load OPENCL_LAYERS (the CUDA toolkit's libOpenCL.so.1 does not; run the layer modes with CTS_LOADER=carried)" ;;
+                *) note "$tag: jitcache wrote no trace (not loaded? see $tag logs: 'cannot be preloaded', refused folders)" ;;
+            esac
             INCOMPLETE=1
         fi
         # Keep the unusual traces for a look (failed, stale, uncacheable), at most 50.
