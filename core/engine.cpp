@@ -422,6 +422,10 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   if (for_helper) helper_wait_left_us_ -= static_cast<std::int64_t>(waiting.elapsed_us());
   if (error) {
     if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
+      // Its helper still has the key and stores it: none of this process captures it again.
+      lookup.reason = "built here: gave up waiting for its capture helper after " + std::to_string(bound.count()) +
+                      " ms (as long as building it here takes)";
+      lookup.captured_elsewhere = true;
       log_warning("gave up waiting for the capture helper building " + lookup.key.key.hex() + " after " +
                   std::to_string(bound.count()) +
                   " ms (as long as building it here takes; JITCACHE_WAIT_MS bounds all such waits): building here");

@@ -223,8 +223,12 @@ TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
 // Issue 32's back-to-back run: an app of many programs run twice, the second the moment the first
 // exits. The helper builds the programs in the app's order, holding the build lock of the one it
 // builds and of the next (taken before the one it builds is stored): the second run, going through
-// them in the same order, finds each stored or under way and never builds one itself, which is what
-// it would do (a miss) with a key nobody had started (see ARunDoesNotWaitForAKeyNobodyStarted).
+// them in the same order, finds each stored or under way, never one nobody had started (which it
+// would build at once: see ARunDoesNotWaitForAKeyNobodyStarted). It waits for one under way at
+// most as long as building it here takes (issue 39): on an idle machine the helper is done first
+// and every program hits; on a busy one (issue 38: BUSY=2 scripts/repeat-timing-tests.sh) the
+// helper, sharing the cores with the loops, may not be, and the run builds that one itself, saying
+// so. Either way the helper stores all eight, and a third run hits all eight.
 TEST_F(CaptureHelper, AManyProgramAppRunTwiceBackToBackIsAllHitsTheSecondTime) {
   if (!has_pyopencl()) GTEST_SKIP() << "python3-pyopencl not installed";
   const std::vector<std::string> script = {"/usr/bin/python3", PYOPENCL_MANY_PROGRAMS, "8"};
@@ -236,10 +240,22 @@ TEST_F(CaptureHelper, AManyProgramAppRunTwiceBackToBackIsAllHitsTheSecondTime) {
   CachedRun second = run_app(script, {}, /*wait_for_helpers=*/false);
   ASSERT_EQ(second.result.exit_code, 0) << second.result.err;
   EXPECT_EQ(second.result.out, plain.out);
-  EXPECT_EQ(second.verdicts["hit"], 8) << nlohmann::json(second.verdicts).dump() << second.result.err;
+  int waited_out = 0;
+  for (const nlohmann::json& trace : second.traces) {
+    if (trace.value("verdict", "") == "hit") continue;
+    const std::string reason = trace.value("reason", "");
+    EXPECT_EQ(reason.rfind("built here: gave up waiting for its capture helper after ", 0), 0u)
+        << "a program the helper had neither stored nor under way: " << trace.dump();
+    ++waited_out;
+  }
+  EXPECT_EQ(second.verdicts["hit"] + waited_out, 8) << nlohmann::json(second.verdicts).dump() << second.result.err;
   wait_for_captures(cache);
   EXPECT_EQ(counter("captured_by_helper"), 8);
-  EXPECT_EQ(counter("misses"), 8) << "run 1's only: the second run built nothing";
+  EXPECT_EQ(counter("misses"), 8 + waited_out) << "run 1's, and what run 2 built instead of waiting longer";
+  CachedRun third = run_app(script, {}, /*wait_for_helpers=*/false);
+  ASSERT_EQ(third.result.exit_code, 0) << third.result.err;
+  EXPECT_EQ(third.result.out, plain.out);
+  EXPECT_EQ(third.verdicts["hit"], 8) << nlohmann::json(third.verdicts).dump();
 }
 
 // What is in flight when the app exits: every key it handed over has its capture marker held (by
@@ -940,6 +956,10 @@ TEST_F(CaptureHelper, ARunWaitsForAHelperNoLongerThanItsOwnBuildWouldTake) {
   EXPECT_EQ(bounded.verdicts["miss"], 2);
   EXPECT_LT(total_wait_us(bounded), 10'000'000) << bounded.result.err;
   EXPECT_NE(bounded.result.err.find("gave up waiting for the capture helper"), std::string::npos) << bounded.result.err;
+  for (const nlohmann::json& trace : bounded.traces) {  // the trace says why too (jitcache explain shows it)
+    EXPECT_EQ(trace.value("reason", "").rfind("built here: gave up waiting for its capture helper after 400 ms", 0), 0u)
+        << trace.dump();
+  }
   // Handed over, not started (queued behind another build of the helper's): built at once.
   for (const fs::path& marker : markers) write_text(marker, "build_us 20000000\n");
   CachedRun queued = run_app(example(), {{"JITCACHE_WAIT_MS", "20000"}}, false);
