@@ -692,14 +692,15 @@ bool Engine::helper_may_capture(const Lookup& lookup, const BuildFacts& facts) c
   const ProgramKind kind = lookup.program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;  // what a helper replays
   if (settings_.capture_auto && !facts.lazy_binary) return false;
-#if defined(_WIN32)
-  return false;
-#else
   // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
   // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
+  // (`helper` says to hand it over whatever: hand_to_helper then says why none started.)
+#if defined(_WIN32)
+  static const bool helper_found = false;
+#else
   static const bool helper_found = !helper_binary().empty();
-  return !settings_.capture_auto || helper_found;
 #endif
+  return !settings_.capture_auto || helper_found;
 }
 
 AfterBuild Engine::finish(std::span<Lookup> lookups, const BuildEnd& end) {
