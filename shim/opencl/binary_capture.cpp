@@ -16,9 +16,6 @@
 #include "core/load_back_check.hpp"
 #include "core/log.hpp"
 #include "core/replay_mark.hpp"
-#if !defined(_WIN32)
-#include "core/capture_helper.hpp"  // helpers are POSIX-only
-#endif
 #include "core/stats.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/load_back.hpp"
