@@ -841,6 +841,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
                                 {"waited_for", helper->waited_for}, {"started_us", helper->started_us},
                                 {"ended_us", monotonic_us()}};
     if (helper->group_nice >= 0) record["capture_helper"]["group_nice"] = helper->group_nice;
+    record["capture_helper"]["driver_cache"] = helper->in_apps_driver_cache ? "app" : "scratch";
   }
   return record;
 }

@@ -66,8 +66,9 @@ class ReplayAdapter {
   // Creates the recorded program on `device` and builds it through the adapter's hooks (the
   // engine stores it in the background): "" or why the driver refused. `request` as given.
   virtual std::string build(const ReplayDevice& device, const ReplayRequest& request) = 0;
-  // Gets the driver ready to build on `device` (its compiler loaded), bypassing the cache.
-  virtual void warm_up(const ReplayDevice& /*device*/) {}
+  // Gets the driver ready to build on `device` (with `load_compiler`, its compiler loaded too),
+  // bypassing the cache.
+  virtual void warm_up(const ReplayDevice& /*device*/, bool /*load_compiler*/) {}
 };
 
 // Makes this process's keyed environment the recorded one (keyed variables the record does not
@@ -81,8 +82,9 @@ bool enter_recorded_context(const RecordedInputs& inputs, std::string* why);
 ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter);
 
 // A capture helper's worker before its first program: loads the driver and readies the device
-// whose key component digest is `device_digest`, so that the programs that follow cost a build
-// each, not a driver start. Nothing is looked up or stored. Never throws.
-void warm_up(const std::string& device_digest, ReplayAdapter& adapter);
+// whose key component digest is `device_digest` (and with `load_compiler` its compiler), so that
+// the programs that follow cost a build each, not a driver start. Nothing is looked up or stored.
+// Never throws.
+void warm_up(const std::string& device_digest, ReplayAdapter& adapter, bool load_compiler);
 
 }  // namespace jitcache

@@ -9,6 +9,7 @@
 
 #include "core/log.hpp"
 #include "shim/opencl/next_functions.hpp"
+#include "shim/opencl/pocl_cache_folder.hpp"
 #include "shim/opencl/target_identity.hpp"
 
 namespace jitcache::opencl {
@@ -54,20 +55,6 @@ std::size_t folder_field(const std::string& binary) {
   return offset;
 }
 
-// PoCL's pocl_get_bool_option: unset means its default (on), set means on only when it starts with '1'.
-bool pocl_kernel_cache_off() {
-  const char* value = std::getenv("POCL_KERNEL_CACHE");
-  return value && value[0] != '1';
-}
-
-// Where PoCL puts its scratch folders with the kernel cache off (pocl_cache_init_topdir).
-std::filesystem::path pocl_uncached_dir() {
-  if (const char* dir = std::getenv("POCL_CACHE_DIR")) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::filesystem::path(xdg) / "pocl/uncached";
-  if (const char* home = std::getenv("HOME")) return std::filesystem::path(home) / ".cache/pocl/uncached";
-  return "/tmp/pocl/uncached";
-}
-
 // The folders made for loaded programs. PoCL deletes one with its program; the programs the
 // memory tier keeps live until exit, so what is left of them is deleted then, as PoCL would have.
 struct MadeFolders {
@@ -99,7 +86,7 @@ void note_made_folder(const std::filesystem::path& folder) {
 // A new scratch folder as PoCL makes them ("<dir>/_UNCACHED_XXXXXX", mkdtemp): unique among the
 // live programs of every process sharing the dir. Its name, or empty.
 std::string make_scratch_folder(std::filesystem::path* made) {
-  std::filesystem::path dir = pocl_uncached_dir();
+  std::filesystem::path dir = pocl_cache_folder();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::string pattern = (dir / (std::string(kScratchPrefix) + "XXXXXX")).string();
@@ -122,7 +109,7 @@ const std::string* binary_to_load(cl_device_id device, const std::string& cached
   if (!pocl_kernel_cache_off() || offset == 0 || !target_of(device, next()).pocl) return &cached;
   std::string folder = make_scratch_folder(made);
   if (folder.empty() || folder.size() >= kFolderField) {
-    log_warning("no PoCL scratch folder could be made in " + pocl_uncached_dir().string() +
+    log_warning("no PoCL scratch folder could be made in " + pocl_cache_folder().string() +
                 ": a cached binary is loaded into the folder its build used (" +
                 std::string(kPoclSharedScratchFolder.name) + ")");
     return &cached;

@@ -80,9 +80,10 @@ class OpenClReplay : public ReplayAdapter {
     return found;
   }
 
-  // A one-line kernel built straight through the driver: PoCL loads its kernel library at a
-  // context's first build, which is most of a small program's first build.
-  void warm_up(const ReplayDevice& device) override {
+  // The device's context, and to load the compiler a one-line kernel built straight through the
+  // driver: PoCL loads its kernel library at a context's first build, which is most of a small
+  // program's first build.
+  void warm_up(const ReplayDevice& device, bool load_compiler) override {
     auto create = loader_function<decltype(&clCreateProgramWithSource)>("clCreateProgramWithSource");
     auto build = loader_function<decltype(&clBuildProgram)>("clBuildProgram");
     auto release = loader_function<decltype(&clReleaseProgram)>("clReleaseProgram");
@@ -90,7 +91,7 @@ class OpenClReplay : public ReplayAdapter {
     cl_device_id id = static_cast<cl_device_id>(device.handle);
     cl_int status = CL_SUCCESS;
     cl_context context = context_for(id, &status);
-    if (!context || status != CL_SUCCESS) return;
+    if (!context || status != CL_SUCCESS || !load_compiler) return;
     const char* text = "__kernel void jitcache_warm_up(__global int* x) { x[get_global_id(0)] = 1; }";
     cl_program program = create(context, 1, &text, nullptr, &status);
     if (!program) return;

@@ -438,6 +438,68 @@ TEST_F(CaptureHelper, HelpersBuildAfterTheAppsScratchFolderIsRemoved) {
   EXPECT_EQ(counter("capture_helper_failed"), 0);
 }
 
+// Issue 39: with PoCL's kernel cache on (its default) the helper builds in the app's own PoCL cache,
+// where the app's build left each program: its build of a program costs about a load, and what it
+// adds there is only what the binary needs (every kernel's code). Before, it built everything
+// again in a scratch folder of its own (twice the app's compile CPU), and the app's folder did not
+// change after the app exited.
+TEST_F(CaptureHelper, WithPoclsOwnCacheOnTheHelperBuildsInTheAppsPoclCache) {
+  const fs::path app_pocl = tmp / "pocl-app";
+  const std::map<std::string, std::string> pocl_cache_on = {{"POCL_KERNEL_CACHE", "1"},
+                                                           {"POCL_CACHE_DIR", app_pocl.string()}};
+  std::map<std::string, std::string> env = pausing_helpers();
+  env.insert(pocl_cache_on.begin(), pocl_cache_on.end());
+  CachedRun first = run_app(example(), env, false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  wait_until_paused();
+  auto files_in = [](const fs::path& dir) {
+    return std::distance(fs::recursive_directory_iterator(dir), fs::recursive_directory_iterator());
+  };
+  const auto files_the_app_left = files_in(app_pocl);
+  open_gate();
+  wait_for_captures(cache);
+  EXPECT_EQ(counter("captured_by_helper"), 2);
+  EXPECT_GT(files_in(app_pocl), files_the_app_left) << "the helper added its binaries' kernel code there";
+  int helper_builds = 0;
+  for (const nlohmann::json& trace : read_traces(tmp / ("traces-" + std::to_string(runs)))) {
+    if (!trace.contains("capture_helper")) continue;
+    ++helper_builds;
+    EXPECT_EQ(trace["capture_helper"].value("driver_cache", ""), "app") << trace.dump();
+  }
+  EXPECT_EQ(helper_builds, 2);
+  CachedRun second = run_app(example(), pocl_cache_on);
+  EXPECT_EQ(second.result.out, first.result.out);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
+// A throw-away POCL_CACHE_DIR removed when the app exits (a harness, a batch job) is not the
+// app's any more: the helper builds in a scratch folder of its own instead, and does not make the
+// removed folder again (PoCL would, below its POCL_CACHE_DIR).
+TEST_F(CaptureHelper, WithPoclsOwnCacheOnAHelperWhoseAppsPoclCacheWasRemovedBuildsInItsOwnFolder) {
+  const fs::path app_pocl = tmp / "pocl-app";
+  std::map<std::string, std::string> env = pausing_helpers();
+  env.insert({{"POCL_KERNEL_CACHE", "1"}, {"POCL_CACHE_DIR", app_pocl.string()}});
+  CachedRun first = run_app(example(), env, false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  wait_until_paused();
+  fs::remove_all(app_pocl);
+  open_gate();
+  wait_for_captures(cache);
+  EXPECT_EQ(counter("captured_by_helper"), 2);
+  EXPECT_EQ(counter("capture_helper_failed"), 0);
+  EXPECT_FALSE(fs::exists(app_pocl)) << "the removed folder was made again";
+  for (const nlohmann::json& trace : read_traces(tmp / ("traces-" + std::to_string(runs)))) {
+    if (trace.contains("capture_helper")) {
+      EXPECT_EQ(trace["capture_helper"].value("driver_cache", ""), "scratch");
+    }
+  }
+  CachedRun second = run_app(example(), {{"POCL_KERNEL_CACHE", "1"}, {"POCL_CACHE_DIR", (tmp / "pocl-2").string()}});
+  EXPECT_EQ(second.result.out, first.result.out);
+  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err;
+}
+
 // `auto` without a `jitcache` binary to run (a library copied alone, a build without the tool)
 // captures in the app, as `build`, instead of handing the entries to a helper that cannot start.
 // What a helper builds is what the app builds. PoCL puts two things in a binary that the build's

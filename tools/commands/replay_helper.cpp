@@ -34,6 +34,7 @@
 #include "hashing/recorded_inputs.hpp"
 #include "core/stats.hpp"
 #include "shim/opencl/replay.hpp"
+#include "tools/commands/apps_driver_cache.hpp"
 #include "tools/commands/replay_internal.hpp"
 #include "tools/lib/helper_priority.hpp"
 #include "tools/lib/replay_scratch.hpp"
@@ -138,14 +139,20 @@ class Worker {
  public:
   ~Worker() { stop(); }
   bool running() const { return pid_ > 0; }
+  bool in_apps_driver_cache() const { return in_apps_driver_cache_; }
   int socket() const { return socket_; }
 
-  bool start(const ReplayOptions& base) {
+  // `in_apps_driver_cache`: build in the app's own PoCL kernel cache (apps_driver_cache.hpp),
+  // else in a scratch folder of the worker's own.
+  bool start(const ReplayOptions& base, bool in_apps_driver_cache) {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return false;
-    scratch_ = std::make_unique<ReplayScratch>();  // removed once the worker is reaped, however it ended
     ReplayOptions options = base;
-    options.scratch = scratch_->path().string();
+    in_apps_driver_cache_ = in_apps_driver_cache;
+    if (!in_apps_driver_cache) {
+      scratch_ = std::make_unique<ReplayScratch>();  // removed once the worker is reaped, however it ended
+      options.scratch = scratch_->path().string();
+    }
     pid_ = ::fork();
     if (pid_ == 0) {
       // Nothing of the helper's but its socket: a lock or marker the helper lets go must be free.
@@ -204,7 +211,8 @@ class Worker {
       if (receive_with_files(socket, &text, &fds) != 1) std::_Exit(0);
       if (text.rfind("warm:", 0) == 0) {  // no answer: the job after it is answered
         std::unique_ptr<ReplayAdapter> adapter = opencl::replay_adapter();
-        jitcache::warm_up(text.substr(5), *adapter);
+        // In the app's PoCL cache the programs' builds load what the app built: no compiler to load.
+        jitcache::warm_up(text.substr(5), *adapter, /*load_compiler=*/!base.scratch.empty());
         continue;
       }
       ReplayOptions job = base;
@@ -228,6 +236,7 @@ class Worker {
 
   pid_t pid_ = -1;
   int socket_ = -1;
+  bool in_apps_driver_cache_ = false;
   std::unique_ptr<ReplayScratch> scratch_;
 };
 
@@ -317,7 +326,7 @@ class Helper {
     if (got < 0) return;
     if (text.rfind("warm:", 0) == 0) {  // the app is about to build: load the driver meanwhile
       for (int fd : fds) ::close(fd);
-      if (!worker_.running() && !worker_.start(base_)) return;
+      if (!worker_.running() && !worker_.start(base_, apps_driver_cache_.usable())) return;
       if (!worker_.warm_up(text.substr(5))) worker_.stop();
       return;
     }
@@ -387,10 +396,13 @@ class Helper {
     }
   }
 
-  // A worker that died between programs (or in its warm-up) is replaced once.
+  // A worker that died between programs (or in its warm-up) is replaced once; one in the app's PoCL
+  // cache, once that folder is gone, by one in a scratch folder.
   bool send_to_worker(const Job& job) {
+    const bool in_apps_driver_cache = apps_driver_cache_.usable();
+    if (worker_.running() && worker_.in_apps_driver_cache() && !in_apps_driver_cache) worker_.stop();
     for (int attempt = 0; attempt < 2; ++attempt) {
-      if (!worker_.running() && !worker_.start(base_)) return false;
+      if (!worker_.running() && !worker_.start(base_, in_apps_driver_cache)) return false;
       build_at_full_priority(at_full_priority(&job));
       if (worker_.send(job, app_gone_, store_.key_wanted(job.key))) return true;
       worker_.stop();
@@ -416,6 +428,7 @@ class Helper {
   }
 
   ReplayOptions base_;
+  AppsDriverCache apps_driver_cache_;
   DiskStore& store_;
   const Settings& settings_;
   Worker worker_;
