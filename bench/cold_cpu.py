@@ -1,4 +1,4 @@
-"""Part 11 (issue 39, target 2): what a cold run costs in CPU against no cache, split into the app's
+"""Part 12 (issue 39, target 2): what a cold run costs in CPU against no cache, split into the app's
 own CPU and its capture helpers'. For each app, with the default settings (PoCL's kernel cache on,
 each app's own binary cache off), reps interleaved:
   no cache   the app on an empty PoCL cache, without jitcache

@@ -104,7 +104,7 @@ ReplayResult replay_one(const ReplayOptions& options) {
   request.mark.at_exit = options.at_exit;
   request.mark.waited_for = options.waited_for;
   if (options.helper) request.mark.group_nice = group_nice();
-  request.mark.in_apps_driver_cache = options.helper && options.scratch.empty();
+  request.mark.in_apps_driver_cache = options.in_apps_driver_cache;
   return replay(request, *adapter);
 }
 

@@ -148,7 +148,7 @@ class Worker {
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return false;
     ReplayOptions options = base;
-    in_apps_driver_cache_ = in_apps_driver_cache;
+    options.in_apps_driver_cache = in_apps_driver_cache_ = in_apps_driver_cache;
     if (!in_apps_driver_cache) {
       scratch_ = std::make_unique<ReplayScratch>();  // removed once the worker is reaped, however it ended
       options.scratch = scratch_->path().string();
@@ -212,7 +212,7 @@ class Worker {
       if (text.rfind("warm:", 0) == 0) {  // no answer: the job after it is answered
         std::unique_ptr<ReplayAdapter> adapter = opencl::replay_adapter();
         // In the app's PoCL cache the programs' builds load what the app built: no compiler to load.
-        jitcache::warm_up(text.substr(5), *adapter, /*load_compiler=*/!base.scratch.empty());
+        jitcache::warm_up(text.substr(5), *adapter, /*load_compiler=*/!base.in_apps_driver_cache);
         continue;
       }
       ReplayOptions job = base;

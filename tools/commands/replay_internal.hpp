@@ -26,6 +26,7 @@ struct ReplayOptions {
   bool lock_held_by_parent = false;  // helper's worker: the helper holds the key's build lock
   std::optional<std::string> record;  // helper's worker: the recorded inputs, sent by the app (else the store's)
   std::string scratch;  // the PoCL scratch folder its parent made for it (tools/lib/replay_scratch.hpp)
+  bool in_apps_driver_cache = false;  // helper's worker: builds in the app's PoCL cache (apps_driver_cache.hpp)
 };
 
 // Rebuilds one recorded program in this process (core/replay.hpp) as `options` say.
