@@ -185,7 +185,9 @@ void warm_up(const std::string& device_digest, ReplayAdapter& adapter, bool load
   try {
     if (!adapter.open().empty()) return;
     std::string why;
-    if (std::optional<ReplayDevice> device = matching_device(adapter, device_digest, &why)) adapter.warm_up(*device, load_compiler);
+    if (std::optional<ReplayDevice> device = matching_device(adapter, device_digest, &why)) {
+      adapter.warm_up(*device, load_compiler);
+    }
   } catch (...) {
     // Only a head start: the first program pays for the driver's start instead.
   }
