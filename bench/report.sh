@@ -216,6 +216,7 @@ section() {  # title, fragment, plot
   section "Part 9: what a miss costs inside the app on NVIDIA (issue 16)" gpu-cold
   section "Part 10: the second run, started the moment the first exits (PoCL, issue 32)" next_run
   section "Part 11: the fixed cost of a warm disk hit, NVIDIA and PoCL (issue 32.4)" warm-hit-floor
+  section "Part 12: what a cold run costs in CPU, the app and its capture helper (PoCL, issue 39)" cold_cpu
   echo
   echo "## How this page was assembled"
   echo
