@@ -127,8 +127,9 @@ class DiskStore {
   // lock on <root>/locks/apps.running for as long as the store is open (its life); a capture
   // helper runs behind them, and at full priority when none is left. Best effort: a moment's try.
   void announce_app();
-  // Whether some process holds that lock now (another process than this one, for a helper).
-  bool apps_running() const;
+  // Whether some process holds that lock now (another process than this one, for a helper); then
+  // `lock_identity`, when given, is the lock file's inode (its holders: tools/lib/apps_cpu_use.hpp).
+  bool apps_running(std::uint64_t* lock_identity = nullptr) const;
 
   // Recorded inputs (store/local/store_layout.hpp): stores `record` under its own XXH3-128 unless a
   // record of that name is there already (then only refreshes its mtime). Counted in the size.

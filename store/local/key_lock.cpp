@@ -238,10 +238,11 @@ void DiskStore::announce_app() {
                                           &impl_->app_presence);
 }
 
-bool DiskStore::apps_running() const {
+bool DiskStore::apps_running(std::uint64_t* lock_identity) const {
   const auto& layout = impl_->layout;
   fileops::FileInfo info;
   if (layout.dir().stat(layout.apps_running(), &info) || info.kind != fileops::FileKind::regular) return false;
+  if (lock_identity) *lock_identity = info.identity;
   fileops::FileLock probe;  // let go at once: an app announcing itself meanwhile waits that long at most
   return fileops::FileLock::acquire(layout.dir(), layout.apps_running(), std::chrono::milliseconds(0), &probe) ==
          std::errc::resource_unavailable_try_again;

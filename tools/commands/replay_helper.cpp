@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <memory>
@@ -36,6 +37,7 @@
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/apps_driver_cache.hpp"
 #include "tools/commands/replay_internal.hpp"
+#include "tools/lib/apps_cpu_use.hpp"
 #include "tools/lib/helper_priority.hpp"
 #include "tools/lib/replay_scratch.hpp"
 #include "tools/lib/tool_store.hpp"
@@ -360,11 +362,13 @@ class Helper {
 
   bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
 
-  // Behind the apps of its cache while any runs (its own, the next run of it, another app); with
-  // none left, what remains is the cache's filling, which the next run wants (issue 39). And for
-  // a waiter.
-  bool at_full_priority(const Job* starting = nullptr) const {
-    return someone_waits(starting) || !store_.apps_running();
+  // Behind the apps of its cache while any runs and uses the CPU (its own, the next run of it,
+  // another app); with none left, or all idle, what remains is the cache's filling, which the next
+  // run wants (issue 39). And for a waiter.
+  bool at_full_priority(const Job* starting = nullptr) {
+    if (someone_waits(starting)) return true;
+    std::uint64_t apps_lock = 0;
+    return !store_.apps_running(&apps_lock) || !apps_cpu_use_.busy(apps_lock);
   }
 
   // Whether another process waits for the program under way (`starting`, or the one building)
@@ -429,6 +433,7 @@ class Helper {
 
   ReplayOptions base_;
   AppsDriverCache apps_driver_cache_;
+  AppsCpuUse apps_cpu_use_;
   DiskStore& store_;
   const Settings& settings_;
   Worker worker_;

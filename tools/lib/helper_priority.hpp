@@ -13,7 +13,8 @@ namespace jitcache::tool {
 void run_behind_the_app();
 
 // At each build's start and every 250 ms while it runs: the group at 0 while nobody is left to
-// run behind (no app of its cache runs: the cache should fill, also on a busy machine) or another
+// run behind (no app of its cache runs, or none uses the CPU: tools/lib/apps_cpu_use.hpp; the
+// cache should fill, also on a busy machine) or another
 // process waits for that program or one queued behind it (its `.wanted` marker: a run with the
 // driver's cache off, `jitcache wait`, `pack create`), else back at 19.
 // Best effort: the kernel refuses changes closer than 100 ms apart to unprivileged processes.

@@ -1,0 +1,107 @@
+// Tests for AppsCpuUse (tools/lib/apps_cpu_use.hpp), how a capture helper tells the apps of its
+// cache that use the CPU from those that sit idle: real processes holding a real shared flock,
+// found through /proc/locks, their CPU time through /proc/<pid>/stat.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tools/lib/apps_cpu_use.hpp"
+
+namespace jitcache::tool {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A child process holding a shared flock on `path`, as an app at work holds apps.running: it
+// spins, or sits blocked on a pipe, until it is killed.
+class Holder {
+ public:
+  Holder(const fs::path& path, bool spin) {
+    int told[2];
+    if (::pipe(told) != 0 || ::pipe(idle_) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || ::flock(fd, LOCK_SH) != 0) ::_exit(1);
+      if (::write(told[1], "h", 1) != 1) ::_exit(1);
+      char byte;
+      if (!spin) (void)!::read(idle_[0], &byte, 1);
+      for (;;) std::atomic_signal_fence(std::memory_order_seq_cst);  // spins: not optimised away
+    }
+    char byte = 0;
+    ::close(told[1]);
+    holds_ = ::read(told[0], &byte, 1) == 1;
+    ::close(told[0]);
+  }
+  ~Holder() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(idle_[0]);
+    ::close(idle_[1]);
+  }
+  bool holds() const { return holds_; }
+
+ private:
+  pid_t pid_ = -1;
+  int idle_[2] = {-1, -1};
+  bool holds_ = false;
+};
+
+class AppsCpuUseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access("/proc/locks", R_OK) != 0) GTEST_SKIP() << "no /proc/locks here";
+    char pattern[] = "/tmp/jitcache-apps-cpu-XXXXXX";
+    ASSERT_TRUE(::mkdtemp(pattern));
+    root_ = pattern;
+    lock_ = root_ / "apps.running";
+    const int fd = ::open(lock_.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+    ASSERT_GE(fd, 0);
+    ::close(fd);
+    struct stat info {};
+    ASSERT_EQ(::stat(lock_.c_str(), &info), 0);
+    identity_ = info.st_ino;
+  }
+  void TearDown() override {
+    if (!root_.empty()) fs::remove_all(root_);
+  }
+
+  fs::path root_, lock_;
+  std::uint64_t identity_ = 0;
+};
+
+TEST_F(AppsCpuUseTest, AnAppThatSitsIdleIsNotBusy) {
+  Holder idle(lock_, /*spin=*/false);
+  ASSERT_TRUE(idle.holds());
+  AppsCpuUse apps;
+  EXPECT_FALSE(apps.busy(identity_)) << "blocked on a pipe, it uses no CPU";
+}
+
+TEST_F(AppsCpuUseTest, AnAppThatUsesTheCpuIsBusyBesideAnIdleOne) {
+  Holder idle(lock_, /*spin=*/false);
+  Holder spinning(lock_, /*spin=*/true);
+  ASSERT_TRUE(idle.holds());
+  ASSERT_TRUE(spinning.holds());
+  AppsCpuUse apps;
+  EXPECT_TRUE(apps.busy(identity_));
+}
+
+TEST_F(AppsCpuUseTest, WhatCannotBeToldIsTakenAsBusy) {
+  AppsCpuUse apps;
+  EXPECT_TRUE(apps.busy(identity_)) << "the store saw an app at work, /proc/locks lists none";
+  EXPECT_TRUE(apps.busy(0)) << "no file";
+}
+
+}  // namespace
+}  // namespace jitcache::tool

@@ -1,0 +1,128 @@
+#include "tools/lib/apps_cpu_use.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace jitcache::tool {
+namespace {
+
+constexpr auto kWindow = std::chrono::milliseconds(200);  // the shortest span a share is taken over
+constexpr auto kStale = std::chrono::seconds(1);           // an older look says nothing about now
+constexpr double kBusyShare = 0.10;                        // of one CPU
+
+enum class Read { ok, gone, failed };
+
+// A small file of /proc, whole (up to `cap` bytes).
+Read read_proc(const std::string& path, std::string* text, std::size_t cap) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno == ENOENT || errno == ESRCH ? Read::gone : Read::failed;
+  text->clear();
+  char buffer[4096];
+  ssize_t got = 0;
+  while (text->size() < cap && (got = ::read(fd, buffer, sizeof buffer)) > 0) text->append(buffer, got);
+  const bool failed = got < 0;
+  ::close(fd);
+  return failed ? Read::failed : Read::ok;
+}
+
+template <typename Number>
+bool parse(std::string_view text, Number* value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+// The pids holding a lock on the file `identity`: lines such as
+//   "1: FLOCK  ADVISORY  READ 9959 fe:00:10953848 0 EOF"
+// (a blocked request reads "1: -> FLOCK ..." and holds nothing). Nothing when the list cannot be
+// read, or a holder's pid cannot be seen from here (0 in another pid namespace, -1 for OFD locks).
+std::optional<std::set<pid_t>> holders_of(std::uint64_t identity) {
+  std::string text;
+  if (read_proc("/proc/locks", &text, 1 << 22) != Read::ok) return std::nullopt;
+  std::set<pid_t> holders;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream fields(line);
+    std::string number, kind, mode, access, pid, file;
+    if (!(fields >> number >> kind >> mode >> access >> pid >> file) || kind == "->") continue;
+    std::uint64_t inode = 0;
+    const std::size_t colon = file.rfind(':');
+    if (colon == std::string::npos || !parse(std::string_view(file).substr(colon + 1), &inode) || inode != identity) {
+      continue;
+    }
+    pid_t holder = 0;
+    if (!parse(pid, &holder) || holder <= 0) return std::nullopt;
+    holders.insert(holder);
+  }
+  return holders;
+}
+
+// User + system time of the whole process (all its threads), in clock ticks: fields 14 and 15 of
+// /proc/<pid>/stat, counted after the command name's closing parenthesis (the name may hold any).
+Read cpu_ticks(pid_t pid, std::uint64_t* ticks) {
+  std::string text;
+  const Read read = read_proc("/proc/" + std::to_string(pid) + "/stat", &text, 4096);
+  if (read != Read::ok) return read;
+  const std::size_t name_end = text.rfind(')');
+  if (name_end == std::string::npos) return Read::failed;
+  std::istringstream fields(text.substr(name_end + 1));
+  std::string skipped;
+  for (int field = 3; field < 14; ++field) fields >> skipped;
+  std::uint64_t user = 0, system = 0;
+  if (!(fields >> user >> system)) return Read::failed;
+  *ticks = user + system;
+  return Read::ok;
+}
+
+}  // namespace
+
+std::optional<AppsCpuUse::Sample> AppsCpuUse::take(std::uint64_t lock_identity) {
+  const std::optional<std::set<pid_t>> holders = holders_of(lock_identity);
+  if (!holders || holders->empty()) return std::nullopt;
+  Sample sample{std::chrono::steady_clock::now(), {}};
+  for (pid_t pid : *holders) {
+    std::uint64_t ticks = 0;
+    const Read read = cpu_ticks(pid, &ticks);
+    if (read == Read::failed) return std::nullopt;
+    if (read == Read::ok) sample.cpu_ticks.emplace(pid, ticks);  // one that exited since uses none
+  }
+  return sample;
+}
+
+bool AppsCpuUse::busy_since_last(const Sample& now) const {
+  const double seconds = std::chrono::duration<double>(now.at - last_->at).count();
+  const double busy_ticks = kBusyShare * seconds * static_cast<double>(::sysconf(_SC_CLK_TCK));
+  for (const auto& [pid, ticks] : now.cpu_ticks) {
+    const auto before = last_->cpu_ticks.find(pid);
+    if (before == last_->cpu_ticks.end()) return true;  // new: an app starting builds
+    if (static_cast<double>(ticks - before->second) >= busy_ticks) return true;
+  }
+  return false;
+}
+
+bool AppsCpuUse::busy(std::uint64_t lock_identity) {
+  std::optional<Sample> now = take(lock_identity);
+  if (now && (!last_ || now->at - last_->at > kStale)) {
+    last_ = std::move(now);
+    std::this_thread::sleep_for(kWindow);
+    now = take(lock_identity);
+  }
+  if (!now) {
+    last_.reset();
+    return busy_ = true;
+  }
+  if (now->at - last_->at < kWindow) return busy_;  // too short a span to tell: as last time
+  busy_ = busy_since_last(*now);
+  last_ = std::move(now);
+  return busy_;
+}
+
+}  // namespace jitcache::tool

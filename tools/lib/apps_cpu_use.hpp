@@ -1,0 +1,39 @@
+// Whether the apps of a cache are using the CPU now (issue 39). A capture helper runs behind the
+// apps of its cache so that they keep their CPU. One that sits idle while it runs on (a server
+// that built at its start, an MPI rank blocked in a collective) needs none, and deferring to it
+// starved the helper on a machine busy with other work: the cache did not fill until that app
+// exited. The apps are the holders of <root>/locks/apps.running (their shared flocks, with their
+// pids, in /proc/locks); their CPU time is in /proc/<pid>/stat.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+
+#include <sys/types.h>
+
+namespace jitcache::tool {
+
+class AppsCpuUse {
+ public:
+  // Whether a holder of the lock file whose inode is `lock_identity` used a tenth of a CPU or more
+  // since the last look (at least 200 ms before; one more than a second old is taken again, and
+  // the call then takes 200 ms). Also true where that cannot be told (no /proc/locks, a holder in
+  // another pid namespace, none listed) and for a holder seen for the first time: the helper then
+  // defers, as it did to any app at work.
+  bool busy(std::uint64_t lock_identity);
+
+ private:
+  struct Sample {
+    std::chrono::steady_clock::time_point at;
+    std::map<pid_t, std::uint64_t> cpu_ticks;  // per holder: user + system time, in clock ticks
+  };
+  static std::optional<Sample> take(std::uint64_t lock_identity);
+  bool busy_since_last(const Sample& now) const;
+
+  std::optional<Sample> last_;
+  bool busy_ = true;
+};
+
+}  // namespace jitcache::tool
