@@ -103,7 +103,8 @@ class DiskStore {
   // it (mark_capture_started), since when: a process waits for the helper only for what is left
   // of a build under way, never longer than building the key itself would take.
   std::error_code mark_capture(const Digest128& key, std::uint64_t build_us, KeyLock* mark);
-  // The helper, as it starts building `key` (it holds `mark`): the marker gets the start time.
+  // The helper, as its worker starts building `key` (it holds `mark`; a worker still loading its
+  // driver has not started): the marker gets the start time.
   void mark_capture_started(const Digest128& key, const KeyLock& mark);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);

@@ -135,8 +135,9 @@ void limit_cpu_time(unsigned seconds) {
   (void)::setitimer(ITIMER_PROF, &timer, nullptr);
 }
 
-// A child of this process that builds the programs it is sent, one at a time, and answers "1"
-// (stored, or found stored) or "0" for each.
+// A child of this process that builds the programs it is sent, one at a time: it says "s" when it
+// starts one (its driver loaded: the warm-up before it may take seconds on a busy machine) and
+// answers "1" (stored, or found stored) or "0" when done.
 class Worker {
  public:
   ~Worker() { stop(); }
@@ -181,15 +182,15 @@ class Worker {
                            {job.record.get()});
   }
 
-  // The answer to the job sent last: true when its entry is there; false when it is not, or the
-  // worker died (then it is reaped and `died` is set).
-  bool answer(bool* died) {
+  enum class Answer { started, done, died };
+  // What the worker says of the job sent last: it started building it, or is done with it (stored
+  // or not), or it died (then it is reaped).
+  Answer answer() {
     std::string text;
     std::vector<int> fds;
-    if (receive_with_files(socket_, &text, &fds) == 1) return text == "1";
-    *died = true;
+    if (receive_with_files(socket_, &text, &fds) == 1) return text == "s" ? Answer::started : Answer::done;
     stop();
-    return false;
+    return Answer::died;
   }
 
   void stop() {
@@ -228,12 +229,24 @@ class Worker {
       job.at_exit = fields[3] == "1";
       job.waited_for = fields[4] == "1";
       job.lock_held_by_parent = true;
+      pause_before_build_for_tests();
+      if (!send_with_files(socket, "s", {})) std::_Exit(0);
       limit_cpu_time(job.time_limit_s);
       ReplayResult result = replay_one(job);
       limit_cpu_time(0);
       if (!done(result)) count_helper_failure("capture_helper_failed");
       if (!send_with_files(socket, done(result) ? "1" : "0", {})) std::_Exit(0);
     }
+  }
+
+  // Tests only (JITCACHE_TEST_WORKER_PAUSE_FIFO=PATH): before each build the worker reads a byte
+  // from PATH, as one still loading its driver would take that long.
+  static void pause_before_build_for_tests() {
+    const char* fifo = std::getenv("JITCACHE_TEST_WORKER_PAUSE_FIFO");
+    const int gate = fifo ? ::open(fifo, O_RDONLY | O_CLOEXEC) : -1;
+    char byte;
+    if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
+    if (gate >= 0) ::close(gate);
   }
 
   pid_t pid_ = -1;
@@ -286,9 +299,10 @@ class Helper {
       }
       if (fds[0].revents) receive_from_app();
       if (fds[1].revents) {
-        bool died = false;
-        (void)worker_.answer(&died);  // stored or not, it is done with
-        finish(died);
+        const Worker::Answer answer = worker_.answer();
+        // Waiters weigh what is left of a build under way: only now is it (store/local/key_lock.cpp).
+        if (answer == Worker::Answer::started) store_.mark_capture_started(building_->key, building_->mark);
+        else finish(answer == Worker::Answer::died);  // stored or not, it is done with
       } else if (ready == 0 && building_ && hung) {
         worker_.stop();
         finish(/*died=*/true);
@@ -388,7 +402,6 @@ class Helper {
         continue;  // another process holds it all that time: its builder stores it, or the next run builds it
       }
       if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
-      store_.mark_capture_started(job.key, job.mark);  // waiters weigh what is left of it
       if (!send_to_worker(job)) {
         count_helper_failure("capture_helper_failed");
         continue;
@@ -424,7 +437,8 @@ class Helper {
     // The next program in line (its build lock held) starts now: marked so before this one's lock
     // goes, so that a run going through the programs in the app's order, woken by that, finds the
     // next one under way and waits for it rather than building it again (issue 32's second run).
-    if (!pending_.empty()) {
+    // Not after a worker died: the next one loads the driver first.
+    if (!died && !pending_.empty()) {
       const auto next = next_job();
       if (next->lock.held()) store_.mark_capture_started(next->key, next->mark);
     }
