@@ -276,7 +276,11 @@ TEST_F(CaptureHelper, ByDefaultTheHelperStoresWhatTheAppBuiltAndTheNextRunIsAllH
 // A run started once the first has exited and its helper has a build under way waits for it, and
 // for the next (marked started as the first ends), and hits. (Before the helper's worker has loaded
 // its driver it has started nothing, and a run builds at once: a loaded machine can hold a run
-// right after the first there, ARunDoesNotWaitForAHelperWhoseWorkerIsStillLoadingItsDriver.)
+// right after the first there, ARunDoesNotWaitForAHelperWhoseWorkerIsStillLoadingItsDriver.) Each
+// wait is bounded by twice the app's build of that program (issue 39): on a machine busy enough
+// that the helper is slower (issue 38: 1 run in 6 under BUSY=2 gave up on the first program after
+// 1.8 s), the run builds it itself and says so, as AManyProgramAppRunTwiceBackToBackIsAllHitsTheSecondTime
+// accepts; then the helper still stores both, and the next run hits both.
 TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
   CachedRun first = run_app(example(), {}, /*wait_for_helpers=*/false);
   expect_success(first.result);
@@ -285,7 +289,18 @@ TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
   CachedRun second = run_app(example(), {}, /*wait_for_helpers=*/false);
   expect_success(second.result);
   EXPECT_EQ(second.result.out, first.result.out);
-  EXPECT_EQ(second.verdicts["hit"], 2) << second.result.err << [&] { std::string r; for (const auto& t : second.traces) r += t.value("reason", "") + "\n"; return r; }();
+  int waited_out = 0;
+  for (const nlohmann::json& trace : second.traces) {
+    if (trace.value("verdict", "") == "hit") continue;
+    EXPECT_EQ(trace.value("reason", "").rfind("built here: gave up waiting for its capture helper after ", 0), 0u)
+        << "a program the helper had neither stored nor under way: " << trace.dump();
+    ++waited_out;
+  }
+  EXPECT_EQ(second.verdicts["hit"] + waited_out, 2) << second.result.err;
+  wait_for_captures(cache);
+  CachedRun third = run_app(example(), {}, /*wait_for_helpers=*/false);
+  expect_success(third.result);
+  EXPECT_EQ(third.verdicts["hit"], 2);
 }
 
 // Issue 32's back-to-back run: an app of many programs run twice, the second the moment the first
@@ -1116,7 +1131,9 @@ TEST_F(CaptureHelper, ARunDoesNotWaitForAHelperWhoseWorkerIsStillLoadingItsDrive
   expect_success(first.result);
   wait_until_paused();
   open_gate();  // the helper hands the first key to its worker, which holds before building it
-  ASSERT_TRUE(wait_until([&] { return in_flight() == 2; }));
+  // Both build locks the helper's (the one it builds, the next): before it took them, run 2 would
+  // take them itself, and store what it built for the helper waiting on them.
+  ASSERT_TRUE(wait_until([&] { return in_flight() == 2 && held_locks() == 2; }));
   CachedRun second = run_app(example(), {{"JITCACHE_WAIT_MS", "20000"}}, false);
   expect_success(second.result);
   EXPECT_EQ(second.verdicts["miss"], 2);

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 #include <string_view>
-#include <thread>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -65,21 +65,45 @@ std::optional<std::set<pid_t>> holders_of(std::uint64_t identity) {
   return holders;
 }
 
-// User + system time of the whole process (all its threads), in clock ticks: fields 14 and 15 of
-// /proc/<pid>/stat, counted after the command name's closing parenthesis (the name may hold any).
-Read cpu_ticks(pid_t pid, std::uint64_t* ticks) {
+// The fields of a /proc stat file from the third on (state, ppid, ...), after the command name's
+// closing parenthesis (the name may hold any character).
+Read stat_fields(const std::string& path, std::istringstream* fields) {
   std::string text;
-  const Read read = read_proc("/proc/" + std::to_string(pid) + "/stat", &text, 4096);
+  const Read read = read_proc(path, &text, 4096);
   if (read != Read::ok) return read;
   const std::size_t name_end = text.rfind(')');
   if (name_end == std::string::npos) return Read::failed;
-  std::istringstream fields(text.substr(name_end + 1));
+  fields->str(text.substr(name_end + 1));
+  return Read::ok;
+}
+
+// User + system time of the whole process (all its threads), in clock ticks: fields 14 and 15.
+Read cpu_ticks(pid_t pid, std::uint64_t* ticks) {
+  std::istringstream fields;
+  if (const Read read = stat_fields("/proc/" + std::to_string(pid) + "/stat", &fields); read != Read::ok) return read;
   std::string skipped;
   for (int field = 3; field < 14; ++field) fields >> skipped;
   std::uint64_t user = 0, system = 0;
   if (!(fields >> user >> system)) return Read::failed;
   *ticks = user + system;
   return Read::ok;
+}
+
+// Whether a thread of the process is running or waiting for a CPU now (state R, field 3).
+bool a_thread_runs(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR* dir = ::opendir(tasks.c_str());
+  if (!dir) return false;
+  bool runs = false;
+  while (const dirent* task = runs ? nullptr : ::readdir(dir)) {
+    std::istringstream fields;
+    std::string state;
+    if (task->d_name[0] != '.' && stat_fields(tasks + "/" + task->d_name + "/stat", &fields) == Read::ok) {
+      runs = fields >> state && state == "R";
+    }
+  }
+  ::closedir(dir);
+  return runs;
 }
 
 }  // namespace
@@ -93,6 +117,7 @@ std::optional<AppsCpuUse::Sample> AppsCpuUse::take(std::uint64_t lock_identity) 
     const Read read = cpu_ticks(pid, &ticks);
     if (read == Read::failed) return std::nullopt;
     if (read == Read::ok) sample.cpu_ticks.emplace(pid, ticks);  // one that exited since uses none
+    if (read == Read::ok && !sample.a_thread_runs) sample.a_thread_runs = a_thread_runs(pid);
   }
   return sample;
 }
@@ -110,17 +135,17 @@ bool AppsCpuUse::busy_since_last(const Sample& now) const {
 
 bool AppsCpuUse::busy(std::uint64_t lock_identity) {
   std::optional<Sample> now = take(lock_identity);
-  if (now && (!last_ || now->at - last_->at > kStale)) {
-    last_ = std::move(now);
-    std::this_thread::sleep_for(kWindow);
-    now = take(lock_identity);
-  }
   if (!now) {
     last_.reset();
     return busy_ = true;
   }
-  if (now->at - last_->at < kWindow) return busy_;  // too short a span to tell: as last time
-  busy_ = busy_since_last(*now);
+  if (!last_ || now->at - last_->at > kStale) {
+    busy_ = now->a_thread_runs;  // no span to measure (the helper must not wait for one): this instant
+  } else if (now->at - last_->at < kWindow) {
+    return busy_;  // too short a span to tell: as last time
+  } else {
+    busy_ = busy_since_last(*now);
+  }
   last_ = std::move(now);
   return busy_;
 }

@@ -18,16 +18,18 @@ namespace jitcache::tool {
 class AppsCpuUse {
  public:
   // Whether a holder of the lock file whose inode is `lock_identity` used a tenth of a CPU or more
-  // since the last look (at least 200 ms before; one more than a second old is taken again, and
-  // the call then takes 200 ms). Also true where that cannot be told (no /proc/locks, a holder in
-  // another pid namespace, none listed) and for a holder seen for the first time: the helper then
-  // defers, as it did to any app at work.
+  // since the last look (at least 200 ms before; a shorter span keeps the last answer). With no
+  // look in the last second, whether a thread of one runs or waits for a CPU this instant (a first
+  // look must not make the helper wait). Also true where that cannot be told (no /proc/locks, a
+  // holder in another pid namespace, none listed) and for a holder seen for the first time since
+  // the last look: the helper then defers, as it did to any app at work.
   bool busy(std::uint64_t lock_identity);
 
  private:
   struct Sample {
     std::chrono::steady_clock::time_point at;
     std::map<pid_t, std::uint64_t> cpu_ticks;  // per holder: user + system time, in clock ticks
+    bool a_thread_runs = false;                 // of any holder, now
   };
   static std::optional<Sample> take(std::uint64_t lock_identity);
   bool busy_since_last(const Sample& now) const;
