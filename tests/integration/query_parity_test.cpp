@@ -238,7 +238,7 @@ class QueryParity : public ::testing::Test {
   }
 
   // Without jitcache, cold and warm: the same answers, and the warm run served every build.
-  // `builds` distinct builds, `repeats` more of the same key (hits even on the cold run).
+  // `builds` distinct builds, `repeats` more of the same key (served by the first even on the cold run).
   void expect_parity(const std::vector<std::string>& argv, int builds,
                      const std::map<std::string, std::string>& extra = {}, int repeats = 0) {
     RunResult plain = run(argv, options(extra, false));
@@ -250,8 +250,12 @@ class QueryParity : public ::testing::Test {
     cold_options.env["JITCACHE_TRACE_DIR"] = cold_traces.string();
     CachedRun cold = run_traced(argv, cold_options, cold_traces);
     ASSERT_EQ(cold.result.exit_code, 0) << cold.result.err;
-    EXPECT_EQ(cold.verdicts["miss"], builds) << kinds(cold);
-    EXPECT_EQ(cold.verdicts["hit"], repeats) << kinds(cold);
+    // A repeat is served by the build before it: from the memory tier, or, when that build went to
+    // the capture helper, from the disk once the helper stored it; a helper whose worker has not
+    // started it yet (still loading the driver: a loaded machine) is not waited for, and the repeat
+    // is built again (issue 39).
+    EXPECT_GE(cold.verdicts["miss"], builds) << kinds(cold);
+    EXPECT_EQ(cold.verdicts["miss"] + cold.verdicts["hit"], builds + repeats) << kinds(cold);
     const bool rusticl = extra.count("RUSTICL_ENABLE") > 0;
     EXPECT_EQ(differences(plain.out, cold.result.out, {}, rusticl), "") << "cold run";
     fs::path warm_traces = tmp / ("traces-" + std::to_string(++runs));
@@ -270,7 +274,7 @@ class QueryParity : public ::testing::Test {
 
 // Attributes, arg info with every qualifier, warnings in the log, options, a build callback and
 // compile + link, on real PoCL through the real ICD loader.
-// The attributes program is built twice: the second build is served from the memory tier.
+// The attributes program is built twice: the second build is served by the first (see expect_parity).
 TEST_F(QueryParity, CorpusOnPocl) { expect_parity({CL_PARITY_APP, "corpus"}, 9, {}, 1); }
 
 // The same corpus built for two devices at once (PoCL with two pthread devices).

@@ -8,7 +8,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
+#include <fstream>
+#include <iterator>
+#include <thread>
 #include <filesystem>
 #include <string>
 
@@ -39,7 +43,7 @@ class Holder {
     }
     char byte = 0;
     ::close(told[1]);
-    holds_ = ::read(told[0], &byte, 1) == 1;
+    holds_ = ::read(told[0], &byte, 1) == 1 && (spin || blocked_within(std::chrono::seconds(10)));
     ::close(told[0]);
   }
   ~Holder() {
@@ -53,6 +57,20 @@ class Holder {
   bool holds() const { return holds_; }
 
  private:
+  // The idle child, once it has said it holds the lock, goes to block on its pipe: until it sleeps
+  // there (state S in /proc/<pid>/stat) it may still be running.
+  bool blocked_within(std::chrono::seconds limit) const {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+      std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      const std::size_t name_end = text.rfind(')');
+      if (name_end != std::string::npos && text.compare(name_end + 1, 3, " S ") == 0) return true;
+      std::this_thread::yield();
+    }
+    return false;
+  }
+
   pid_t pid_ = -1;
   int idle_[2] = {-1, -1};
   bool holds_ = false;
