@@ -1,5 +1,6 @@
 #include "tools/lib/apps_cpu_use.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <set>
@@ -117,7 +118,6 @@ std::optional<AppsCpuUse::Sample> AppsCpuUse::take(std::uint64_t lock_identity) 
     const Read read = cpu_ticks(pid, &ticks);
     if (read == Read::failed) return std::nullopt;
     if (read == Read::ok) sample.cpu_ticks.emplace(pid, ticks);  // one that exited since uses none
-    if (read == Read::ok && !sample.a_thread_runs) sample.a_thread_runs = a_thread_runs(pid);
   }
   return sample;
 }
@@ -140,7 +140,8 @@ bool AppsCpuUse::busy(std::uint64_t lock_identity) {
     return busy_ = true;
   }
   if (!last_ || now->at - last_->at > kStale) {
-    busy_ = now->a_thread_runs;  // no span to measure (the helper must not wait for one): this instant
+    // No span to measure (the helper must not wait for one): what they do this instant.
+    busy_ = std::any_of(now->cpu_ticks.begin(), now->cpu_ticks.end(), [](const auto& app) { return a_thread_runs(app.first); });
   } else if (now->at - last_->at < kWindow) {
     return busy_;  // too short a span to tell: as last time
   } else {

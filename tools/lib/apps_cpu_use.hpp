@@ -29,7 +29,6 @@ class AppsCpuUse {
   struct Sample {
     std::chrono::steady_clock::time_point at;
     std::map<pid_t, std::uint64_t> cpu_ticks;  // per holder: user + system time, in clock ticks
-    bool a_thread_runs = false;                 // of any holder, now
   };
   static std::optional<Sample> take(std::uint64_t lock_identity);
   bool busy_since_last(const Sample& now) const;
