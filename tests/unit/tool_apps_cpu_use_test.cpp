@@ -7,7 +7,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -39,7 +38,10 @@ class Holder {
       if (::write(told[1], "h", 1) != 1) ::_exit(1);
       char byte;
       if (!spin) (void)!::read(idle_[0], &byte, 1);
-      for (;;) std::atomic_signal_fence(std::memory_order_seq_cst);  // spins: not optimised away
+      // A volatile write is a side effect: clang may delete a loop without one (C++ lets it assume
+      // every loop ends), and the child then fell through into the parent's code (seen under TSan).
+      volatile unsigned long turns = 0;
+      for (;;) turns = turns + 1;
     }
     char byte = 0;
     ::close(told[1]);
