@@ -7,7 +7,7 @@ two CPUs that other work keeps busy. Stages, each run started the moment the one
     run3       BENCH_LATER seconds (60) after the cold run ended, without `jitcache wait`
   PoCL's cache off:
     off_no_cache                                     off_cold, then off_run2 at once
-Per stage: wall s, the app's CPU s, jitcache's hits and lookups (traces). The cold runs' rows also
+BENCH_OFF=0 leaves out the stages with PoCL's cache off. Per stage: wall s, the app's CPU s, jitcache's hits and lookups (traces). The cold runs' rows also
 give cpu_with_helpers: the app's CPU plus every capture helper's (this process is a child
 subreaper: helpers are re-parented here and reaped with their workers' time), and where the
 helpers' time went by their traces: the builds (compile and binary read-out) and the load-back
@@ -108,6 +108,9 @@ def main():
     row("run2", *run2[:3], run2[3])
     row("run3", *run3[:3], run3[3])
 
+    if os.environ.get("BENCH_OFF", "1") == "0":  # PoCL's cache on only (bench/busy_fill_apps.sh)
+        shutil.rmtree(work, ignore_errors=True)
+        return
     # PoCL's cache off.
     shutil.rmtree(plain["POCL_CACHE_DIR"], ignore_errors=True)
     off = dict(plain, POCL_KERNEL_CACHE="0")

@@ -1,5 +1,6 @@
 """The table of bench/busy_fill.sh's rows (issue 39, Part 10): per app and variant, medians over the
-reps of each rep's own ratios (the reps ran at the same time on pairs of busy CPUs).
+reps of each rep's own ratios (the reps ran at the same time on pairs of busy CPUs). Reps without
+the stages with PoCL's cache off (BENCH_OFF=0) leave those columns empty.
 Usage: busy_fill_report.py CSV... > table.md"""
 import csv
 import statistics
@@ -22,9 +23,11 @@ def main():
           "off: run 2 / no cache | cold / no cache | CPU cold + helpers / no cache | off: CPU cold + helpers / no cache | "
           "helpers' CPU s (cold) | failed runs |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    med = lambda values: f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+    med = lambda values: f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})" if values else "–"
+    on_stages = {"no_cache", "pocl_warm", "cold", "run2", "run3"}
     for (app, variant), reps in sorted(runs.items()):
-        whole = [s for s in reps.values() if len(s) == 8]
+        whole = [s for s in reps.values() if on_stages <= s.keys()]
+        off = [s for s in whole if len(s) == 8]
         if not whole:
             continue
         fill = [s["run3"]["hits"] for s in whole]
@@ -34,10 +37,10 @@ def main():
         print(f"| {app} | {variant} | {len(whole)} | {min(fill)}-{max(fill)} of {lookups} | "
               f"{min(run2_hits)}-{max(run2_hits)} | "
               f"{med([s['run2']['wall'] / s['pocl_warm']['wall'] for s in whole])} | "
-              f"{med([s['off_run2']['wall'] / s['off_no_cache']['wall'] for s in whole])} | "
+              f"{med([s['off_run2']['wall'] / s['off_no_cache']['wall'] for s in off])} | "
               f"{med([s['cold']['wall'] / s['no_cache']['wall'] for s in whole])} | "
               f"{med([s['cold']['cpu_all'] / s['no_cache']['cpu'] for s in whole])} | "
-              f"{med([s['off_cold']['cpu_all'] / s['off_no_cache']['cpu'] for s in whole])} | "
+              f"{med([s['off_cold']['cpu_all'] / s['off_no_cache']['cpu'] for s in off])} | "
               f"{rest(whole)} | {failed} |")
 
 

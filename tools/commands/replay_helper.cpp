@@ -263,6 +263,9 @@ constexpr std::chrono::milliseconds kIdleExit{30000};
 constexpr int kWallTimeLimitFactor = 6;
 // How often a helper at work looks whether it should build at full priority (build_at_full_priority).
 constexpr std::chrono::milliseconds kWaiterCheck{250};
+// How often one at full priority beside no app at work looks whether an app has started: a run
+// started as the one before exits lasts a few hundred ms, and the helper took half its CPU (issue 39).
+constexpr std::chrono::milliseconds kAppStartCheck{25};
 
 class Helper {
  public:
@@ -277,7 +280,7 @@ class Helper {
       int timeout_ms = -1;
       bool hung = false;  // past the wall-time bound of a worker that hangs without using CPU time
       if (building_) {  // woken to see whether someone has come to wait for the helper meanwhile
-        timeout_ms = static_cast<int>(kWaiterCheck.count());
+        timeout_ms = static_cast<int>((beside_no_app_at_work_ ? kAppStartCheck : kWaiterCheck).count());
         if (base_.time_limit_s > 0) {
           const auto left = started_ + kWallTimeLimitFactor * std::chrono::seconds(base_.time_limit_s) -
                             std::chrono::steady_clock::now();
@@ -306,6 +309,11 @@ class Helper {
       } else if (ready == 0 && building_ && hung) {
         worker_.stop();
         finish(/*died=*/true);
+      } else if (ready == 0 && building_ && std::chrono::steady_clock::now() - last_look_ < kWaiterCheck) {
+        if (an_app_at_work()) {  // only that, and often: behind it at once
+          beside_no_app_at_work_ = false;
+          build_at_full_priority(false);
+        }
       } else if (ready == 0 && building_) {
         build_at_full_priority(at_full_priority());
       }
@@ -380,9 +388,16 @@ class Helper {
   // another app); with none left, or all idle, what remains is the cache's filling, which the next
   // run wants (issue 39). And for a waiter.
   bool at_full_priority(const Job* starting = nullptr) {
-    if (someone_waits(starting)) return true;
+    last_look_ = std::chrono::steady_clock::now();
+    beside_no_app_at_work_ = false;
+    return someone_waits(starting) || (beside_no_app_at_work_ = !an_app_at_work());
+  }
+
+  bool an_app_at_work() {
     std::uint64_t apps_lock = 0;
-    return !store_.apps_running(&apps_lock) || !apps_cpu_use_.busy(apps_lock);
+    if (store_.apps_running(&apps_lock)) return apps_cpu_use_.busy(apps_lock);
+    apps_cpu_use_.none_at_work();
+    return false;
   }
 
   // Whether another process waits for the program under way (`starting`, or the one building)
@@ -454,6 +469,8 @@ class Helper {
   std::deque<Job> pending_;
   std::optional<Job> building_;
   std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point last_look_;  // at_full_priority's
+  bool beside_no_app_at_work_ = false;               // at full priority for that alone, not for a waiter
   bool app_gone_ = false;
   const std::string pause_fifo_ = [] {
     const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO");

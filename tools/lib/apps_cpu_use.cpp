@@ -125,12 +125,14 @@ std::optional<AppsCpuUse::Sample> AppsCpuUse::take(std::uint64_t lock_identity) 
 bool AppsCpuUse::busy_since_last(const Sample& now) const {
   const double seconds = std::chrono::duration<double>(now.at - last_->at).count();
   const double busy_ticks = kBusyShare * seconds * static_cast<double>(::sysconf(_SC_CLK_TCK));
-  for (const auto& [pid, ticks] : now.cpu_ticks) {
-    const auto before = last_->cpu_ticks.find(pid);
-    if (before == last_->cpu_ticks.end()) return true;  // new: an app starting builds
-    if (static_cast<double>(ticks - before->second) >= busy_ticks) return true;
-  }
-  return false;
+  return std::any_of(now.cpu_ticks.begin(), now.cpu_ticks.end(), [&](const auto& app) {
+    return static_cast<double>(app.second - last_->cpu_ticks.at(app.first)) >= busy_ticks;
+  });
+}
+
+bool AppsCpuUse::started_since_last(const Sample& now) const {
+  return std::any_of(now.cpu_ticks.begin(), now.cpu_ticks.end(),
+                     [&](const auto& app) { return !last_->cpu_ticks.count(app.first); });
 }
 
 bool AppsCpuUse::busy(std::uint64_t lock_identity) {
@@ -139,7 +141,11 @@ bool AppsCpuUse::busy(std::uint64_t lock_identity) {
     last_.reset();
     return busy_ = true;
   }
-  if (!last_ || now->at - last_->at > kStale) {
+  if (last_ && started_since_last(*now)) {
+    // Apps build at their start, and the run started as the one before exits lasts a few hundred
+    // ms: busy at once; its CPU time counts from this look on.
+    busy_ = true;
+  } else if (!last_ || now->at - last_->at > kStale) {
     // No span to measure (the helper must not wait for one): what they do this instant.
     busy_ = std::any_of(now->cpu_ticks.begin(), now->cpu_ticks.end(), [](const auto& app) { return a_thread_runs(app.first); });
   } else if (now->at - last_->at < kWindow) {
@@ -149,6 +155,11 @@ bool AppsCpuUse::busy(std::uint64_t lock_identity) {
   }
   last_ = std::move(now);
   return busy_;
+}
+
+void AppsCpuUse::none_at_work() {
+  last_ = Sample{std::chrono::steady_clock::now(), {}};
+  busy_ = false;
 }
 
 }  // namespace jitcache::tool

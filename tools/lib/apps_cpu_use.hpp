@@ -18,12 +18,15 @@ namespace jitcache::tool {
 class AppsCpuUse {
  public:
   // Whether a holder of the lock file whose inode is `lock_identity` used a tenth of a CPU or more
-  // since the last look (at least 200 ms before; a shorter span keeps the last answer). With no
-  // look in the last second, whether a thread of one runs or waits for a CPU this instant (a first
-  // look must not make the helper wait). Also true where that cannot be told (no /proc/locks, a
-  // holder in another pid namespace, none listed) and for a holder seen for the first time since
-  // the last look: the helper then defers, as it did to any app at work.
+  // since the last look (at least 200 ms before; a shorter span keeps the last answer). True at
+  // once for a holder that has appeared since the last look, whenever that was: an app starting
+  // builds. With no look before, or none in the last second, whether a thread of one runs or waits
+  // for a CPU this instant (a first look must not make the helper wait). Also true where that
+  // cannot be told (no /proc/locks, a holder in another pid namespace, none listed): the helper
+  // then defers, as it did to any app at work.
   bool busy(std::uint64_t lock_identity);
+  // No app holds the lock now (the store said so): one that holds it at a later look started since.
+  void none_at_work();
 
  private:
   struct Sample {
@@ -32,6 +35,7 @@ class AppsCpuUse {
   };
   static std::optional<Sample> take(std::uint64_t lock_identity);
   bool busy_since_last(const Sample& now) const;
+  bool started_since_last(const Sample& now) const;
 
   std::optional<Sample> last_;
   bool busy_ = true;
