@@ -263,8 +263,9 @@ constexpr std::chrono::milliseconds kIdleExit{30000};
 constexpr int kWallTimeLimitFactor = 6;
 // How often a helper at work looks whether it should build at full priority (build_at_full_priority).
 constexpr std::chrono::milliseconds kWaiterCheck{250};
-// How often one at full priority beside no app at work looks whether an app has started: a run
-// started as the one before exits lasts a few hundred ms, and the helper took half its CPU (issue 39).
+// How often one at full priority beside no app at work looks, until its next full look, whether an
+// app has started: a run started a moment after the one before lasts a few hundred ms, and the
+// helper took half its CPU (issue 39).
 constexpr std::chrono::milliseconds kAppStartCheck{25};
 
 class Helper {
@@ -309,11 +310,11 @@ class Helper {
       } else if (ready == 0 && building_ && hung) {
         worker_.stop();
         finish(/*died=*/true);
-      } else if (ready == 0 && building_ && std::chrono::steady_clock::now() - last_look_ < kWaiterCheck) {
-        if (an_app_at_work()) {  // only that, and often: behind it at once
-          beside_no_app_at_work_ = false;
-          build_at_full_priority(false);
-        }
+      } else if (ready == 0 && building_ && beside_no_app_at_work_ &&
+                 std::chrono::steady_clock::now() - last_look_ < kWaiterCheck) {
+        // Between two full looks: whether an app has started, often; one that waits for the
+        // helper (it announces itself before it comes to wait) still has it at full priority.
+        build_at_full_priority(!an_app_at_work() || someone_waits());
       } else if (ready == 0 && building_) {
         build_at_full_priority(at_full_priority());
       }
