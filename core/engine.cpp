@@ -10,6 +10,7 @@
 #endif
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
+#include "core/helper_pace.hpp"
 #include "core/input_recording.hpp"
 #include "core/log.hpp"
 #include "core/long_wait.hpp"
@@ -396,6 +397,7 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   bool wait = context.may_wait && lookup.claim->flight;
   std::chrono::milliseconds bound(wait ? settings_.wait_ms : 0);
   const bool for_helper = wait && store_->capture_in_flight(lookup.key.key);
+  DiskStore::CaptureProgress progress;
   if (for_helper && !context.wait_for_captures) {
     wait = false;  // its helper may be busy with it, or with others before it: rebuilding is cheaper
     bound = std::chrono::milliseconds(0);
@@ -403,7 +405,8 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
     lookup.captured_elsewhere = true;
   } else if (for_helper) {
     std::string why_not;
-    bound = helper_wait_bound(lookup.key.key, &why_not);
+    progress = store_->capture_progress(lookup.key.key);
+    bound = helper_wait_bound(progress, &why_not);
     if (bound.count() == 0) {
       wait = false;
       lookup.reason = "built here: " + why_not;
@@ -412,17 +415,30 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   }
   Stopwatch waiting;
   std::error_code error;
+  std::optional<HelperPace> pace;
+  if (wait && progress.build_time && progress.worker) {
+    pace.emplace(*progress.build_time, progress.worker->cpu, std::chrono::steady_clock::now(), bound);
+  }
+  bool helper_lags = false;
   if (!take_handed_lock(lookup)) {
     wait_announced(kOtherBuilder, bound, [&](std::chrono::milliseconds attempt_bound) {
-      error = store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
-      return error != std::errc::resource_unavailable_try_again;  // done, or failed otherwise
+      error = pace ? lock_key_while_helper_keeps_pace(lookup, attempt_bound, progress.worker->pid, *pace, &helper_lags)
+                   : store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
+      return error != std::errc::resource_unavailable_try_again || helper_lags;  // done, failed otherwise, or no use
     });
   }
   lookup.timings.wait_us += waiting.elapsed_us();
   if (for_helper) helper_wait_left_us_ -= static_cast<std::int64_t>(waiting.elapsed_us());
   if (error) {
-    if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
+    if (helper_lags) {
       // Its helper still has the key and stores it: none of this process captures it again.
+      lookup.reason = "built here: its capture helper's worker got " +
+                      std::to_string(static_cast<int>(pace->share() * 100 + 0.5)) +
+                      " % of a CPU, too little to finish within this wait's bound";
+      lookup.captured_elsewhere = true;
+      log_info("stopped waiting for the capture helper building " + lookup.key.key.hex() + " after " +
+               std::to_string(waiting.elapsed_us() / 1000) + " ms: " + lookup.reason.substr(12));
+    } else if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
       lookup.reason = "built here: gave up waiting for its capture helper after " + std::to_string(bound.count()) +
                       " ms (as long as building it here takes)";
       lookup.captured_elsewhere = true;
@@ -453,11 +469,11 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
 // its app started long ago and is not nearly done.) All such waits of one process share
 // JITCACHE_WAIT_MS, so a run behind a starved helper is slowed by that much at most, not by that
 // much per program. A marker that says nothing (another user's) leaves JITCACHE_WAIT_MS.
-std::chrono::milliseconds Engine::helper_wait_bound(const Digest128& key, std::string* why_not) const {
+std::chrono::milliseconds Engine::helper_wait_bound(const DiskStore::CaptureProgress& progress,
+                                                    std::string* why_not) const {
   const std::int64_t left_us = std::max<std::int64_t>(helper_wait_left_us_.load(), 0);
   std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
   *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
-  const DiskStore::CaptureProgress progress = store_->capture_progress(key);
   if (progress.build_time) {
     if (!progress.started_ns) {
       *why_not = "its capture helper had not started it (waiting would cost more than building it)";
@@ -466,6 +482,26 @@ std::chrono::milliseconds Engine::helper_wait_bound(const Digest128& key, std::s
     bound_us = std::min<std::int64_t>(bound_us, 2 * progress.build_time->count());
   }
   return std::chrono::milliseconds((bound_us + 999) / 1000);
+}
+
+// Waits up to `bound` for the key's build lock, in steps of HelperPace::kLook, each followed by a
+// reading of the helper worker's CPU time; stops early (`*lags`) once waiting no longer pays. A
+// worker whose CPU time cannot be read (gone: its helper lets the key go soon) leaves the bound.
+std::error_code Engine::lock_key_while_helper_keeps_pace(Lookup& lookup, std::chrono::milliseconds bound,
+                                                         long worker_pid, HelperPace& pace, bool* lags) {
+  const auto deadline = std::chrono::steady_clock::now() + bound;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const std::error_code error = store_->lock_key(
+        lookup.key.key, std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(HelperPace::kLook)),
+        &lookup.claim->key_lock);
+    if (error != std::errc::resource_unavailable_try_again || left <= HelperPace::kLook) return error;
+    const std::optional<std::chrono::microseconds> cpu = platform::process_cpu_time(worker_pid);
+    if (cpu && !pace.worth_waiting(std::chrono::steady_clock::now(), *cpu)) {
+      *lags = true;
+      return error;
+    }
+  }
 }
 
 // A capture helper's worker builds keys whose build locks the helper holds for it.
@@ -839,7 +875,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
     // The helper's work made visible (explain, the tests): for whom, and when it ran.
     record["capture_helper"] = {{"for_pid", helper->for_pid}, {"at_exit", helper->at_exit},
                                 {"waited_for", helper->waited_for}, {"started_us", helper->started_us},
-                                {"ended_us", monotonic_us()}};
+                                {"ended_us", monotonic_us()}, {"nice", helper->nice}};
     if (helper->group_nice >= 0) record["capture_helper"]["group_nice"] = helper->group_nice;
     record["capture_helper"]["driver_cache"] = helper->in_apps_driver_cache ? "app" : "scratch";
   }

@@ -39,6 +39,7 @@
 namespace jitcache {
 
 class DiskStore;
+class HelperPace;
 class PackTier;
 class RemoteTier;
 
@@ -125,7 +126,9 @@ class Engine {
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   bool take_handed_lock(Lookup& lookup);
-  std::chrono::milliseconds helper_wait_bound(const Digest128& key, std::string* why_not) const;
+  std::chrono::milliseconds helper_wait_bound(const DiskStore::CaptureProgress& progress, std::string* why_not) const;
+  std::error_code lock_key_while_helper_keeps_pace(Lookup& lookup, std::chrono::milliseconds bound, long worker_pid,
+                                                   HelperPace& pace, bool* lags);
   nlohmann::json trace_record(const Lookup& lookup) const;
   TraceRetention trace_retention() const;
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as

@@ -2,8 +2,10 @@
 // platform_win32.cpp implement them; nothing else in core/ calls the OS directly.
 #pragma once
 
+#include <chrono>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace jitcache {
@@ -18,6 +20,11 @@ std::filesystem::path default_cache_root();
 
 // The running program's path (UTF-8), or empty.
 std::string executable_path();
+
+// The CPU time (user + system, all its threads and its reaped children) a process of this machine
+// has used so far, where the OS tells (Linux: /proc/<pid>/stat, in clock ticks). Nothing where it
+// does not (no such process, Windows).
+std::optional<std::chrono::microseconds> process_cpu_time(long pid);
 
 // Sets an environment variable (UTF-8) of this process, seen by std::getenv and inherited by the
 // programs it starts. Windows keeps two copies (the C runtime's and the process's): both change.

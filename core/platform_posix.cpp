@@ -1,12 +1,16 @@
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "core/library_check.hpp"
 #include "core/platform.hpp"
@@ -35,6 +39,32 @@ std::string executable_path() {
   char path[4096];
   const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
   return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
+}
+
+std::optional<std::chrono::microseconds> process_cpu_time(long pid) {
+  if (pid <= 0) return std::nullopt;
+  char text[1024];
+  const int fd = ::open(("/proc/" + std::to_string(pid) + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  const ssize_t got = ::read(fd, text, sizeof text - 1);
+  ::close(fd);
+  if (got <= 0) return std::nullopt;
+  // Fields 14-17 (user and system ticks, its own and its reaped children's: a compiler may run a
+  // linker), counted from the command name's closing parenthesis (the name may hold any character).
+  const std::string_view stat(text, static_cast<std::size_t>(got));
+  std::size_t at = stat.rfind(')');
+  for (int field = 2; field < 14 && at != std::string_view::npos; ++field) at = stat.find(' ', at + 1);
+  if (at == std::string_view::npos) return std::nullopt;
+  unsigned long long user = 0, system = 0, children_user = 0, children_system = 0;
+  if (std::sscanf(std::string(stat.substr(at)).c_str(), "%llu %llu %llu %llu", &user, &system, &children_user,
+                  &children_system) != 4) {
+    return std::nullopt;
+  }
+  const long ticks_per_second = ::sysconf(_SC_CLK_TCK);
+  const unsigned long long ticks = user + system + children_user + children_system;
+  if (ticks_per_second <= 0 || ticks > (1ull << 40)) return std::nullopt;
+  return std::chrono::microseconds(
+      static_cast<std::int64_t>(ticks * 1000000ull / static_cast<unsigned long long>(ticks_per_second)));
 }
 
 void set_environment(const std::string& name, const std::string& value) { ::setenv(name.c_str(), value.c_str(), 1); }

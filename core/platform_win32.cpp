@@ -25,6 +25,8 @@ std::filesystem::path default_cache_root() {
   return std::filesystem::path(L"C:\\jitcache");
 }
 
+std::optional<std::chrono::microseconds> process_cpu_time(long) { return std::nullopt; }  // no helpers here
+
 std::string executable_path() {
   wchar_t buffer[32768];
   const DWORD length = GetModuleFileNameW(nullptr, buffer, static_cast<DWORD>(std::size(buffer)));

@@ -18,6 +18,7 @@ struct ReplayMark {
   bool at_exit = false;          // capture helper: this build started after its app exited
   bool waited_for = false;       // capture helper: another process waited for it (built at full priority)
   int group_nice = -1;           // capture helper: its scheduling group's nice when it started (-1: none)
+  int nice = 0;                  // capture helper: its own nice when it started
   bool in_apps_driver_cache = false;  // capture helper: built in the app's PoCL cache, not a scratch folder
   std::int64_t started_us = 0;   // monotonic clock (shared by the processes of one machine); set by mark_replay
 };

@@ -103,9 +103,16 @@ class DiskStore {
   // it (mark_capture_started), since when: a process waits for the helper only for what is left
   // of a build under way, never longer than building the key itself would take.
   std::error_code mark_capture(const Digest128& key, std::uint64_t build_us, KeyLock* mark);
+  // The worker process that builds a capture, and its CPU time as it started the key.
+  struct CaptureWorker {
+    long pid = 0;
+    std::chrono::microseconds cpu{0};
+  };
   // The helper, as its worker starts building `key` (it holds `mark`; a worker still loading its
-  // driver has not started): the marker gets the start time.
-  void mark_capture_started(const Digest128& key, const KeyLock& mark);
+  // driver has not started): the marker gets the start time and, when given, the worker (a waiter
+  // weighs the worker's pace: core/helper_pace.hpp).
+  void mark_capture_started(const Digest128& key, const KeyLock& mark,
+                            const std::optional<CaptureWorker>& worker = std::nullopt);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
   // Whether the capture of `key` is in flight now (its marker is held).
@@ -115,6 +122,7 @@ class DiskStore {
   struct CaptureProgress {
     std::optional<std::chrono::microseconds> build_time;  // the app's own build of the key
     std::optional<std::int64_t> started_ns;               // wall clock: the helper started building it
+    std::optional<CaptureWorker> worker;                  // who builds it (a hint: any pid may be named)
   };
   CaptureProgress capture_progress(const Digest128& key) const;
   // How many captures are in flight now (markers someone holds).

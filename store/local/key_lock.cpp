@@ -20,15 +20,26 @@ namespace jitcache {
 namespace {
 
 // A capture marker's text: "build_us <N>\n" (what the app's own build of the key took), then
-// "started_ns <wall clock>\n" once the helper builds it.
+// once the helper builds it "started_ns <wall clock>\n" and, where it could tell, its worker's
+// "worker_pid <pid>\n" and "worker_cpu_us <the worker's CPU time then>\n".
 constexpr std::string_view kCaptureBuildTime = "build_us ";
 constexpr std::string_view kCaptureStarted = "started_ns ";
+constexpr std::string_view kCaptureWorkerPid = "worker_pid ";
+constexpr std::string_view kCaptureWorkerCpu = "worker_cpu_us ";
 constexpr std::int64_t kMaxCaptureBuildTimeUs = 24ll * 3600 * 1000 * 1000;  // more is no build time
+constexpr std::int64_t kMaxWorkerPid = 1 << 22;                              // Linux's PID_MAX_LIMIT
+constexpr std::int64_t kMaxWorkerCpuUs = 1000ll * 3600 * 1000 * 1000;
 constexpr std::uint64_t kMaxMarker = 128;
 
-std::string capture_marker_text(std::int64_t build_us, std::optional<std::int64_t> started_ns) {
+std::string capture_marker_text(std::int64_t build_us, std::optional<std::int64_t> started_ns,
+                                const std::optional<DiskStore::CaptureWorker>& worker = std::nullopt) {
   std::string text = std::string(kCaptureBuildTime) + std::to_string(build_us) + "\n";
   if (started_ns) text += std::string(kCaptureStarted) + std::to_string(*started_ns) + "\n";
+  if (started_ns && worker && worker->pid > 0 && worker->pid <= kMaxWorkerPid && worker->cpu.count() >= 0 &&
+      worker->cpu.count() <= kMaxWorkerCpuUs) {
+    text += std::string(kCaptureWorkerPid) + std::to_string(worker->pid) + "\n";
+    text += std::string(kCaptureWorkerCpu) + std::to_string(worker->cpu.count()) + "\n";
+  }
   return text;
 }
 
@@ -209,10 +220,11 @@ bool DiskStore::capture_in_flight(const Digest128& key) const {
          std::errc::resource_unavailable_try_again;
 }
 
-void DiskStore::mark_capture_started(const Digest128& key, const KeyLock& mark) {
+void DiskStore::mark_capture_started(const Digest128& key, const KeyLock& mark,
+                                     const std::optional<CaptureWorker>& worker) {
   const std::optional<std::chrono::microseconds> build = capture_progress(key).build_time;
   if (!mark.held() || !build) return;  // a marker that says nothing keeps saying nothing
-  (void)mark.state_->lock.replace_contents(capture_marker_text(build->count(), fileops::now_ns()));
+  (void)mark.state_->lock.replace_contents(capture_marker_text(build->count(), fileops::now_ns(), worker));
 }
 
 DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) const {
@@ -228,6 +240,11 @@ DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) con
     progress.build_time = std::chrono::microseconds(*build);
   }
   progress.started_ns = marker_number(text, kCaptureStarted, INT64_MAX);
+  const std::optional<std::int64_t> pid = marker_number(text, kCaptureWorkerPid, kMaxWorkerPid);
+  const std::optional<std::int64_t> cpu = marker_number(text, kCaptureWorkerCpu, kMaxWorkerCpuUs);
+  if (progress.started_ns && pid && *pid > 0 && cpu) {
+    progress.worker = CaptureWorker{static_cast<long>(*pid), std::chrono::microseconds(*cpu)};
+  }
   return progress;
 }
 

@@ -211,6 +211,37 @@ TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildItSavesAndWhenItStartedAndNothing
   EXPECT_FALSE(store_->capture_progress(kKey).started_ns);
 }
 
+// Issue 39: a started marker may name the worker that builds the key and its CPU time then (a
+// waiter weighs its pace). Numbers out of range, a worker without its CPU time, or one named before
+// the start name nothing.
+TEST_F(KeyLockTest, AStartedCaptureMarkerNamesItsWorkerAndNothingOddIsBelieved) {
+  KeyLock mark;
+  ASSERT_FALSE(store_->mark_capture(kKey, 5000, &mark));
+  store_->mark_capture_started(kKey, mark, DiskStore::CaptureWorker{4242, std::chrono::microseconds(777)});
+  DiskStore::CaptureProgress progress = store_->capture_progress(kKey);
+  ASSERT_TRUE(progress.worker);
+  EXPECT_EQ(progress.worker->pid, 4242);
+  EXPECT_EQ(progress.worker->cpu.count(), 777);
+  EXPECT_EQ(progress.build_time->count(), 5000);
+  const fs::path marker = root_ / "cache" / "locks" / (kKey.hex() + ".capture");
+  EXPECT_LE(fs::file_size(marker), 128u);
+  store_->mark_capture_started(kKey, mark, DiskStore::CaptureWorker{-3, std::chrono::microseconds(1)});
+  EXPECT_FALSE(store_->capture_progress(kKey).worker) << "not written";
+  EXPECT_TRUE(store_->capture_progress(kKey).started_ns);
+  for (const std::string& text :
+       {std::string("build_us 5\nworker_pid 12\nworker_cpu_us 3\n"),  // not started
+        std::string("build_us 5\nstarted_ns 9\nworker_pid 12\n"),
+        std::string("build_us 5\nstarted_ns 9\nworker_pid 0\nworker_cpu_us 3\n"),
+        std::string("build_us 5\nstarted_ns 9\nworker_pid 99999999\nworker_cpu_us 3\n"),
+        std::string("build_us 5\nstarted_ns 9\nworker_pid 12\nworker_cpu_us -3\n"),
+        std::string("build_us 5\nstarted_ns 9\nworker_pid 12\nworker_cpu_us 99999999999999999\n")}) {
+    std::ofstream(marker, std::ios::trunc) << text;
+    EXPECT_FALSE(store_->capture_progress(kKey).worker) << text;
+  }
+  std::ofstream(marker, std::ios::trunc) << "build_us 5\nstarted_ns 9\nworker_pid 12\nworker_cpu_us 3\n";
+  EXPECT_TRUE(store_->capture_progress(kKey).worker);
+}
+
 // Issue 39: an app at work on the store holds apps.running shared for as long as its store is
 // open; several apps at once, and none once they have gone (however they ended).
 TEST_F(KeyLockTest, AppsAtWorkAreSeenWhileTheyHoldTheirStoreAndNotAfter) {

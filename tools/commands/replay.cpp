@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,7 +104,10 @@ ReplayResult replay_one(const ReplayOptions& options) {
   request.mark.for_pid = options.for_pid;
   request.mark.at_exit = options.at_exit;
   request.mark.waited_for = options.waited_for;
-  if (options.helper) request.mark.group_nice = group_nice();
+  if (options.helper) {
+    request.mark.group_nice = group_nice();
+    request.mark.nice = ::getpriority(PRIO_PROCESS, 0);
+  }
   request.mark.in_apps_driver_cache = options.in_apps_driver_cache;
   return replay(request, *adapter);
 }

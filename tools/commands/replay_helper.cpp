@@ -142,6 +142,7 @@ class Worker {
  public:
   ~Worker() { stop(); }
   bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   bool in_apps_driver_cache() const { return in_apps_driver_cache_; }
   int socket() const { return socket_; }
 
@@ -262,11 +263,12 @@ constexpr std::chrono::milliseconds kIdleExit{30000};
 // times the limit in wall time hangs without using CPU time (a driver deadlocked) and is killed.
 constexpr int kWallTimeLimitFactor = 6;
 // How often a helper at work looks whether it should build at full priority (build_at_full_priority).
-constexpr std::chrono::milliseconds kWaiterCheck{250};
-// How often one at full priority beside no app at work looks, until its next full look, whether an
-// app has started: a run started a moment after the one before lasts a few hundred ms, and the
-// helper took half its CPU (issue 39).
-constexpr std::chrono::milliseconds kAppStartCheck{25};
+constexpr std::chrono::milliseconds kFullLook{250};
+// Between two full looks it looks, this often, whether someone has come to wait for it (a waiter
+// measures its pace from 100 ms on: core/helper_pace.hpp) and, at full priority beside no app at
+// work, whether an app has started: a run started a moment after the one before lasts a few
+// hundred ms, and the helper took half its CPU (issue 39).
+constexpr std::chrono::milliseconds kQuickLook{25};
 
 class Helper {
  public:
@@ -281,7 +283,7 @@ class Helper {
       int timeout_ms = -1;
       bool hung = false;  // past the wall-time bound of a worker that hangs without using CPU time
       if (building_) {  // woken to see whether someone has come to wait for the helper meanwhile
-        timeout_ms = static_cast<int>((beside_no_app_at_work_ ? kAppStartCheck : kWaiterCheck).count());
+        timeout_ms = static_cast<int>(kQuickLook.count());
         if (base_.time_limit_s > 0) {
           const auto left = started_ + kWallTimeLimitFactor * std::chrono::seconds(base_.time_limit_s) -
                             std::chrono::steady_clock::now();
@@ -305,16 +307,16 @@ class Helper {
       if (fds[1].revents) {
         const Worker::Answer answer = worker_.answer();
         // Waiters weigh what is left of a build under way: only now is it (store/local/key_lock.cpp).
-        if (answer == Worker::Answer::started) store_.mark_capture_started(building_->key, building_->mark);
+        if (answer == Worker::Answer::started) store_.mark_capture_started(building_->key, building_->mark, worker_now());
         else finish(answer == Worker::Answer::died);  // stored or not, it is done with
       } else if (ready == 0 && building_ && hung) {
         worker_.stop();
         finish(/*died=*/true);
-      } else if (ready == 0 && building_ && beside_no_app_at_work_ &&
-                 std::chrono::steady_clock::now() - last_look_ < kWaiterCheck) {
-        // Between two full looks: whether an app has started, often; one that waits for the
-        // helper (it announces itself before it comes to wait) still has it at full priority.
-        build_at_full_priority(!an_app_at_work() || someone_waits());
+      } else if (ready == 0 && building_ && std::chrono::steady_clock::now() - last_look_ < kFullLook) {
+        // Between two full looks: whether someone waits (an app announces itself before it comes
+        // to wait), and beside no app at work whether one has started.
+        if (beside_no_app_at_work_) build_at_full_priority(!an_app_at_work() || someone_waits());
+        else if (someone_waits()) build_at_full_priority(true);
       } else if (ready == 0 && building_) {
         build_at_full_priority(at_full_priority());
       }
@@ -394,6 +396,13 @@ class Helper {
     return someone_waits(starting) || (beside_no_app_at_work_ = !an_app_at_work());
   }
 
+  // The worker's pid and CPU time now, for a marker: a waiter measures its pace from there.
+  std::optional<DiskStore::CaptureWorker> worker_now() const {
+    const std::optional<std::chrono::microseconds> cpu = platform::process_cpu_time(worker_.pid());
+    if (!cpu) return std::nullopt;
+    return DiskStore::CaptureWorker{worker_.pid(), *cpu};
+  }
+
   bool an_app_at_work() {
     std::uint64_t apps_lock = 0;
     if (store_.apps_running(&apps_lock)) return apps_cpu_use_.busy(apps_lock);
@@ -456,7 +465,7 @@ class Helper {
     // Not after a worker died: the next one loads the driver first.
     if (!died && !pending_.empty()) {
       const auto next = next_job();
-      if (next->lock.held()) store_.mark_capture_started(next->key, next->mark);
+      if (next->lock.held()) store_.mark_capture_started(next->key, next->mark, worker_now());
     }
     building_.reset();  // its marker and build lock let go: stored, or given up
   }

@@ -1,9 +1,11 @@
 #include "tools/lib/helper_priority.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace jitcache::tool {
@@ -22,16 +24,33 @@ bool set_group_nice(const char* value) {
   return set;
 }
 
+// Where autogroups do not apply (a cgroup of its own: a container, a service, a batch job; Linux
+// weighs autogroups in the root cgroup only), nice values alone count, and the helper's 10 keeps it
+// behind everything, even what someone waits for. Coming back from 10 takes a privilege (root,
+// CAP_SYS_NICE, an RLIMIT_NICE that allows it): a helper that has it moves the processes of its
+// session (itself, its worker, their threads and children) along with the group, back to its app's
+// nice, never ahead of it. Without the privilege the call fails and nothing changes. Only for a
+// helper that leads its session, as above.
+int apps_nice = 0;  // the app's, inherited: this process's nice before run_behind_the_app
+
+bool set_processes_nice(bool full) {
+  if (::getsid(0) != ::getpid()) return false;
+  return ::setpriority(PRIO_PGRP, 0, full ? apps_nice : std::min(apps_nice + 10, 19)) == 0;
+}
+
 }  // namespace
 
 void run_behind_the_app() {
+  apps_nice = ::getpriority(PRIO_PROCESS, 0);
   (void)::nice(10);
   set_group_nice("19");
 }
 
 void build_at_full_priority(bool full) {
-  static bool boosted = false;
-  if (full != boosted && set_group_nice(full ? "0" : "19")) boosted = full;
+  static bool group_boosted = false;
+  static bool processes_boosted = false;
+  if (full != group_boosted && set_group_nice(full ? "0" : "19")) group_boosted = full;
+  if (full != processes_boosted && set_processes_nice(full)) processes_boosted = full;
 }
 
 int group_nice() {

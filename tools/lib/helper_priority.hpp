@@ -12,11 +12,13 @@ namespace jitcache::tool {
 // cannot be lowered again) and the lowest priority, 19, for its scheduling group.
 void run_behind_the_app();
 
-// At each build's start and every 250 ms while it runs: the group at 0 while nobody is left to
-// run behind (no app of its cache runs, or none uses the CPU: tools/lib/apps_cpu_use.hpp; the
-// cache should fill, also on a busy machine) or another
-// process waits for that program or one queued behind it (its `.wanted` marker: a run with the
-// driver's cache off, `jitcache wait`, `pack create`), else back at 19.
+// At each build's start and every 250 ms while it runs (for a waiter, every 25 ms): the group at 0
+// while nobody is left to run behind (no app of its cache runs, or none uses the CPU:
+// tools/lib/apps_cpu_use.hpp; the cache should fill, also on a busy machine) or another process
+// waits for that program or one queued behind it (its `.wanted` marker: a run with the driver's
+// cache off, `jitcache wait`, `pack create`), else back at 19. A helper allowed to lower its nice
+// again (root, CAP_SYS_NICE) moves its processes' nice with it, between its app's and 10 above:
+// where autogroups do not apply (a cgroup of its own) that is the only lever.
 // Best effort: the kernel refuses changes closer than 100 ms apart to unprivileged processes.
 void build_at_full_priority(bool full);
 
