@@ -422,8 +422,9 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   bool helper_lags = false;
   if (!take_handed_lock(lookup)) {
     wait_announced(kOtherBuilder, bound, [&](std::chrono::milliseconds attempt_bound) {
-      error = pace ? lock_key_while_helper_keeps_pace(lookup, attempt_bound, progress.worker->pid, *pace, &helper_lags)
-                   : store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
+      error = pace
+                  ? lock_key_while_helper_keeps_pace(lookup, attempt_bound, progress.worker->pid, *pace, &helper_lags)
+                  : store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
       return error != std::errc::resource_unavailable_try_again || helper_lags;  // done, failed otherwise, or no use
     });
   }
@@ -491,7 +492,8 @@ std::error_code Engine::lock_key_while_helper_keeps_pace(Lookup& lookup, std::ch
                                                          long worker_pid, HelperPace& pace, bool* lags) {
   const auto deadline = std::chrono::steady_clock::now() + bound;
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     const std::error_code error = store_->lock_key(
         lookup.key.key, std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(HelperPace::kLook)),
         &lookup.claim->key_lock);

@@ -25,7 +25,8 @@ std::filesystem::path default_cache_root() {
   return std::filesystem::path(L"C:\\jitcache");
 }
 
-std::optional<std::chrono::microseconds> process_cpu_time(long) { return std::nullopt; }  // no helpers here
+// No capture helpers here: nobody asks.
+std::optional<std::chrono::microseconds> process_cpu_time(long) { return std::nullopt; }
 
 std::string executable_path() {
   wchar_t buffer[32768];
