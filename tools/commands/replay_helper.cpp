@@ -307,8 +307,11 @@ class Helper {
       if (fds[1].revents) {
         const Worker::Answer answer = worker_.answer();
         // Waiters weigh what is left of a build under way: only now is it (store/local/key_lock.cpp).
-        if (answer == Worker::Answer::started) store_.mark_capture_started(building_->key, building_->mark, worker_now());
-        else finish(answer == Worker::Answer::died);  // stored or not, it is done with
+        if (answer == Worker::Answer::started) {
+          store_.mark_capture_started(building_->key, building_->mark, worker_now());
+        } else {
+          finish(answer == Worker::Answer::died);  // stored or not, it is done with
+        }
       } else if (ready == 0 && building_ && hung) {
         worker_.stop();
         finish(/*died=*/true);
