@@ -1142,7 +1142,7 @@ TEST_F(CaptureHelper, ARunWaitsForAHelperNoLongerThanItsOwnBuildWouldTake) {
 // Issue 39: a waiter also weighs the pace of the helper's worker (the marker names its pid and its
 // CPU time at the start: core/helper_pace.hpp) and stops waiting once, at that pace, the helper
 // would finish after a build here would. A worker that gets no CPU (here a process that sleeps, as
-// a helper starved behind busy work nearly is) is waited for about 0.2 s, not the 4 s that the
+// a helper starved behind busy work nearly is) is waited for 0.3-0.4 s, not the 4 s that the
 // bound of a 2 s build allows (which the run waited before, then built anyway).
 TEST_F(CaptureHelper, ARunStopsWaitingForAHelperWhoseWorkerGetsNoCpu) {
   CachedRun first = run_app(example(), {}, false);
