@@ -198,6 +198,23 @@ Engine* Engine::instance() {
 
 Engine* Engine::if_started() { return g_engine.load(); }
 
+void Engine::announce_app_early() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (replay_mark() || if_started()) return;
+    try {
+      fileops::Dir root;
+      const Settings settings = load_settings(&root);
+      if (settings.disabled) return;
+      StoreLimits limits = limits_from(settings);
+      limits.create_root = false;
+      // Never destroyed: its presence lock is held until the process ends.
+      if (DiskStore* store = DiskStore::open(settings.dir, limits, nullptr, &root).release()) store->announce_app();
+    } catch (const std::exception&) {
+    }
+  });
+}
+
 namespace {
 
 // The include search the compiler will really use: the app's options, then every driver flag

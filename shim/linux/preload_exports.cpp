@@ -2,6 +2,7 @@
 // the shared hooks; everything else the app calls reaches the real loader untouched. When an ICD
 // layer copy of jitcache is active, the layer owns the hooks and these only forward to the loader
 // (which calls the layer), so no build is hooked twice.
+#include "core/engine.hpp"
 #include "shim/opencl/hook_owner.hpp"
 #include "shim/opencl/hooked_functions.hpp"
 #include "shim/opencl/hooks.hpp"
@@ -19,6 +20,15 @@ namespace cl = jitcache::opencl;
   }
 JITCACHE_HOOKED_OPENCL_FUNCTIONS(JITCACHE_DEFINE_EXPORT)
 #undef JITCACHE_DEFINE_EXPORT
+
+// Not hooked, only watched: an app's first OpenCL call, made before the loader loads its drivers
+// (most of a short run). Capture helpers learn here that an app is at work, not at its first build.
+JITCACHE_EXPORT cl_int clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
+  jitcache::Engine::announce_app_early();
+  using GetPlatformIds = cl_int (*)(cl_uint, cl_platform_id*, cl_uint*);
+  static const auto real = reinterpret_cast<GetPlatformIds>(cl::find_real_function("clGetPlatformIDs"));
+  return real ? real(num_entries, platforms, num_platforms) : CL_PLATFORM_NOT_FOUND_KHR;  // as a loader with no driver
+}
 
 // How a layer that is another copy of libjitcache.so tells this preloaded copy to stand down.
 JITCACHE_EXPORT void jitcache_opencl_layer_active() { cl::note_layer_active(); }

@@ -160,7 +160,7 @@ TEST_F(OpenClCache, WhitespaceInOptionsDoesNotMissButADefineChangeDoes) {
 
 TEST_F(OpenClCache, EditedHeaderMissesAndGivesTheNewResult) {
   fs::path kernels = tmp / "kernels";
-  fs::copy(EXAMPLE_KERNELS, kernels);
+  copy_sources(EXAMPLE_KERNELS, kernels);
   auto args = example({"--kernels", kernels.string()});
   expect_success(run_cached(args).result);
   EXPECT_EQ(run_cached(args).verdicts["hit"], 2);
@@ -183,7 +183,7 @@ TEST_F(OpenClCache, EditedHeaderMissesAndGivesTheNewResult) {
 // compiles differently every second, so it is never cached; the other program still is.
 TEST_F(OpenClCache, SourceUsingTheTimeIsBuiltEveryTime) {
   fs::path kernels = tmp / "kernels";
-  fs::copy(EXAMPLE_KERNELS, kernels);
+  copy_sources(EXAMPLE_KERNELS, kernels);
   write_text(kernels / "integer_ops.cl", read_text(kernels / "integer_ops.cl") + "\n// built at __TIME__\n");
   auto args = example({"--kernels", kernels.string()});
   RunResult plain = run_plain(args);

@@ -31,7 +31,7 @@ class Pack : public ::testing::Test {
 
   static void SetUpTestSuite() {
     shared = new TempDir();
-    fs::copy(EXAMPLE_KERNELS, kernels());
+    copy_sources(EXAMPLE_KERNELS, kernels());
     RunResult cold = tool_in(source_cache(), {"run", "--", OPENCL_EXAMPLE, "--kernels", kernels().string()},
                              {{"JITCACHE_LABEL", "example-app"}});
     ASSERT_EQ(cold.exit_code, 0) << cold.err;

@@ -29,7 +29,7 @@ class RemoteWarm : public ::testing::Test {
 
   void SetUp() override {
     if (!pocl_layout_present()) GTEST_SKIP() << "needs Debian's PoCL layout";
-    fs::copy(EXAMPLE_KERNELS, kernels, fs::copy_options::recursive);
+    copy_sources(EXAMPLE_KERNELS, kernels);
   }
 
   fs::path cache(const std::string& machine) const { return tmp / ("cache-" + machine); }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -248,6 +249,22 @@ std::string read_text(const std::filesystem::path& file) {
 void write_text(const std::filesystem::path& file, const std::string& text) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << text;
+}
+
+void copy_sources(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::filesystem::copy(from, to, std::filesystem::copy_options::recursive);
+  const auto ns_of = [](const timespec& t) { return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec; };
+  std::int64_t last_change = 0;
+  for (const auto& file : std::filesystem::recursive_directory_iterator(to)) {
+    struct stat info {};
+    if (::stat(file.path().c_str(), &info) == 0) last_change = std::max(last_change, ns_of(info.st_ctim));
+  }
+  constexpr std::int64_t kOldEnoughNs = 50'000'000;  // the slack is 20 ms
+  wait_until([&] {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME, &now);
+    return ns_of(now) - last_change > kOldEnoughNs;
+  });
 }
 
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit) {

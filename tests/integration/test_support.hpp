@@ -90,6 +90,12 @@ std::int64_t stats_counter(const std::filesystem::path& tool, const std::filesys
 std::string read_text(const std::filesystem::path& file);
 void write_text(const std::filesystem::path& file, const std::string& text);
 
+// Copies a folder of kernel sources as a user's checkout holds them: returns once every copy was
+// changed longer ago than a build's "include file too new" slack (20 ms, hashing/input_recheck.hpp),
+// so that an app started at once does not find a header just written and leave its program
+// uncached (on a fast machine the first build comes 20-30 ms after the copy).
+void copy_sources(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // Calls `done` until it returns true or `limit` passes (a bounded wait for another process's
 // effect, never a timing assertion). Returns the last result.
 bool wait_until(const std::function<bool()>& done, std::chrono::seconds limit = std::chrono::seconds(20));

@@ -23,7 +23,7 @@ class ToolCli : public ::testing::Test {
   fs::path cache = tmp / "cache";
   fs::path kernels = tmp / "kernels";
 
-  void SetUp() override { fs::copy(EXAMPLE_KERNELS, kernels); }
+  void SetUp() override { copy_sources(EXAMPLE_KERNELS, kernels); }
 
   // The tool with the test's cache; PoCL's own kernel cache off so that it hides nothing.
   RunResult tool(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {

@@ -22,7 +22,7 @@ class WarmReplay : public ::testing::Test {
 
   void SetUp() override {
     if (!pocl_layout_present()) GTEST_SKIP() << "needs Debian's PoCL layout";
-    fs::copy(EXAMPLE_KERNELS, kernels, fs::copy_options::recursive);
+    copy_sources(EXAMPLE_KERNELS, kernels);
   }
 
   // An "upgraded" PoCL: the same code at a new path, found through OCL_ICD_VENDORS.
