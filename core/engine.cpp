@@ -5,12 +5,9 @@
 #include <cstdlib>
 
 #include "core/background_writer.hpp"
-#if !defined(_WIN32)
-#include "core/capture_helper.hpp"
-#endif
+#include "core/capture_seam.hpp"
 #include "core/clock.hpp"
 #include "core/entry_hits.hpp"
-#include "core/helper_pace.hpp"
 #include "core/input_recording.hpp"
 #include "core/log.hpp"
 #include "core/long_wait.hpp"
@@ -154,15 +151,6 @@ KeyLock keep_build_lock(std::shared_ptr<LookupClaim>& claim) {
   claim.reset();  // publishes "abandoned" to threads of this process that wait: they look again
   return lock;
 }
-
-#if !defined(_WIN32)
-HelperPolicy helper_policy(const Settings& settings) {
-  HelperPolicy policy;
-  policy.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings.helper_time_limit_s, 1u << 30));
-  policy.while_running = settings.helpers_while_running;
-  return policy;
-}
-#endif
 }  // namespace
 
 Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
@@ -171,8 +159,7 @@ Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
       packs_(open_packs(settings_)),
       remote_(RemoteTier::open(settings_)),
       env_patterns_(keyed_patterns(parse_env_patterns(settings_.env_patterns))),
-      memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)),
-      helper_wait_left_us_(static_cast<std::int64_t>(settings_.wait_ms) * 1000) {}
+      memory_(settings_.memory_max_size, static_cast<std::size_t>(settings_.memory_max_entries)) {}
 
 void Engine::require_existing_root() { g_create_root = false; }
 
@@ -186,9 +173,7 @@ Engine* Engine::instance() {
       std::atexit(flush_at_exit);
       platform::at_fork(nullptr, nullptr, [] {
         g_engine.load()->flights_.reset_after_fork();
-#if !defined(_WIN32)
-        forget_captures_after_fork();
-#endif
+        if (CaptureSeam* capture = linked_capture()) capture->after_fork();
       });
     }
     return created;
@@ -403,7 +388,8 @@ bool Engine::find_on_disk(Lookup& lookup) {
 }
 
 // On a disk miss the leader takes the key's build lock. Getting it after a wait means another
-// process built the key meanwhile: its entry is committed now, so look again.
+// process built the key meanwhile: its entry is committed now, so look again. A key whose capture
+// is in flight is waited for as the capture helper says (core/capture_seam.hpp).
 bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context) {
   if (settings_.read_only) return false;
   if (!lookup.claim) {  // not leading in this process: only take a free lock
@@ -413,56 +399,34 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   }
   bool wait = context.may_wait && lookup.claim->flight;
   std::chrono::milliseconds bound(wait ? settings_.wait_ms : 0);
-  const bool for_helper = wait && store_->capture_in_flight(lookup.key.key);
-  DiskStore::CaptureProgress progress;
-  if (for_helper && !context.wait_for_captures) {
-    wait = false;  // its helper may be busy with it, or with others before it: rebuilding is cheaper
-    bound = std::chrono::milliseconds(0);
-    lookup.reason = "built here: its capture was still in flight (the driver's own cache rebuilds it cheaply)";
-    lookup.captured_elsewhere = true;
-  } else if (for_helper) {
-    std::string why_not;
-    progress = store_->capture_progress(lookup.key.key);
-    bound = helper_wait_bound(progress, &why_not);
+  CaptureSeam* capture = wait ? linked_capture() : nullptr;
+  std::unique_ptr<CaptureWait> for_helper;
+  if (capture && store_->capture_in_flight(lookup.key.key)) {
+    for_helper = capture->wait_for_key(*store_, lookup.key.key, settings_, context.wait_for_captures);
+    bound = for_helper->bound();
     if (bound.count() == 0) {
       wait = false;
-      lookup.reason = "built here: " + why_not;
+      lookup.reason = for_helper->built_here();
       lookup.captured_elsewhere = true;
     }
   }
   Stopwatch waiting;
   std::error_code error;
-  std::optional<HelperPace> pace;
-  if (wait && progress.build_time && progress.worker) {
-    pace.emplace(*progress.build_time, progress.worker->cpu, std::chrono::steady_clock::now(), bound);
-  }
-  bool helper_lags = false;
+  bool no_use = false;
   if (!take_handed_lock(lookup)) {
     wait_announced(kOtherBuilder, bound, [&](std::chrono::milliseconds attempt_bound) {
-      error = pace
-                  ? lock_key_while_helper_keeps_pace(lookup, attempt_bound, progress.worker->pid, *pace, &helper_lags)
-                  : store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
-      return error != std::errc::resource_unavailable_try_again || helper_lags;  // done, failed otherwise, or no use
+      error = for_helper && wait ? for_helper->lock(attempt_bound, &lookup.claim->key_lock, &no_use)
+                                 : store_->lock_key(lookup.key.key, attempt_bound, &lookup.claim->key_lock);
+      return error != std::errc::resource_unavailable_try_again || no_use;  // done, failed otherwise, or no use
     });
   }
   lookup.timings.wait_us += waiting.elapsed_us();
-  if (for_helper) helper_wait_left_us_ -= static_cast<std::int64_t>(waiting.elapsed_us());
+  if (for_helper) for_helper->waited(waiting.elapsed_us());
   if (error) {
-    if (helper_lags) {
+    if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
       // Its helper still has the key and stores it: none of this process captures it again.
-      lookup.reason = "built here: its capture helper's worker got " +
-                      std::to_string(static_cast<int>(pace->share() * 100 + 0.5)) +
-                      " % of a CPU, too little to finish within this wait's bound";
+      lookup.reason = for_helper->gave_up(waiting.elapsed_us());
       lookup.captured_elsewhere = true;
-      log_info("stopped waiting for the capture helper building " + lookup.key.key.hex() + " after " +
-               std::to_string(waiting.elapsed_us() / 1000) + " ms: " + lookup.reason.substr(12));
-    } else if (for_helper && wait && error == std::errc::resource_unavailable_try_again) {
-      lookup.reason = "built here: gave up waiting for its capture helper after " + std::to_string(bound.count()) +
-                      " ms (as long as building it here takes)";
-      lookup.captured_elsewhere = true;
-      log_warning("gave up waiting for the capture helper building " + lookup.key.key.hex() + " after " +
-                  std::to_string(bound.count()) +
-                  " ms (as long as building it here takes; JITCACHE_WAIT_MS bounds all such waits): building here");
     } else if (wait && error == std::errc::resource_unavailable_try_again) {
       log_warning("gave up waiting for another process building " + lookup.key.key.hex() + " after " +
                   std::to_string(settings_.wait_ms) + " ms (JITCACHE_WAIT_MS): building here");
@@ -474,53 +438,6 @@ bool Engine::claim_across_processes(Lookup& lookup, const LookupContext& context
   if (!find_on_disk(lookup)) return false;
   lookup.claim->key_lock.release();  // nothing to build
   return true;
-}
-
-// A wait for a capture helper (issue 39) is worth no more than the build it saves. Its marker says
-// what the app's own build of the key took and whether the helper has started it: a key still
-// queued behind the helper's current build is built here at once (waiting would cost that build and
-// this one), and one under way is waited for at most as long as building it here would take: twice
-// the app's build time, because a build here also pays the code generation of its kernels at their
-// first enqueue (PoCL generates code lazily), which a hit skips and the app's clBuildProgram time
-// does not count; the helper's job (compile, code generation for the binary, load-back) took 1.3 ×
-// the app's build on idle PoCL. (Not "what is left of it by the clock": a helper that ran behind
-// its app started long ago and is not nearly done.) All such waits of one process share
-// JITCACHE_WAIT_MS, so a run behind a starved helper is slowed by that much at most, not by that
-// much per program. A marker that says nothing (another user's) leaves JITCACHE_WAIT_MS.
-std::chrono::milliseconds Engine::helper_wait_bound(const DiskStore::CaptureProgress& progress,
-                                                    std::string* why_not) const {
-  const std::int64_t left_us = std::max<std::int64_t>(helper_wait_left_us_.load(), 0);
-  std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
-  *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
-  if (progress.build_time) {
-    if (!progress.started_ns) {
-      *why_not = "its capture helper had not started it (waiting would cost more than building it)";
-      return std::chrono::milliseconds(0);
-    }
-    bound_us = std::min<std::int64_t>(bound_us, 2 * progress.build_time->count());
-  }
-  return std::chrono::milliseconds((bound_us + 999) / 1000);
-}
-
-// Waits up to `bound` for the key's build lock, in steps of HelperPace::kLook, each followed by a
-// reading of the helper worker's CPU time; stops early (`*lags`) once waiting no longer pays. A
-// worker whose CPU time cannot be read (gone: its helper lets the key go soon) leaves the bound.
-std::error_code Engine::lock_key_while_helper_keeps_pace(Lookup& lookup, std::chrono::milliseconds bound,
-                                                         long worker_pid, HelperPace& pace, bool* lags) {
-  const auto deadline = std::chrono::steady_clock::now() + bound;
-  for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    const std::error_code error = store_->lock_key(
-        lookup.key.key, std::clamp(left, std::chrono::milliseconds(0), std::chrono::milliseconds(HelperPace::kLook)),
-        &lookup.claim->key_lock);
-    if (error != std::errc::resource_unavailable_try_again || left <= HelperPace::kLook) return error;
-    const std::optional<std::chrono::microseconds> cpu = platform::process_cpu_time(worker_pid);
-    if (cpu && !pace.worth_waiting(std::chrono::steady_clock::now(), *cpu)) {
-      *lags = true;
-      return error;
-    }
-  }
 }
 
 // A capture helper's worker builds keys whose build locks the helper holds for it.
@@ -688,11 +605,10 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
     // store-wide lock here, which a niced helper starved by other work could hold for seconds.
     std::optional<std::string> record = encode_program_inputs(*pending->program, pending->working_dir, &why);
     const bool inputs = record.has_value();
-#if defined(_WIN32)
-    if (inputs) why = "no capture helper on this platform";
-#else
+    CaptureSeam* capture = linked_capture();
+    if (inputs && !capture) why = "no capture helper on this platform";
     KeyLock mark;
-    if (inputs && (store_->capture_in_flight(pending->key.key) ||  // checked first: marking may wait a moment
+    if (inputs && capture && (store_->capture_in_flight(pending->key.key) ||  // checked first: marking may wait a moment
                    store_->mark_capture(pending->key.key, pending->timings.build_us, &mark) ==
                        std::errc::resource_unavailable_try_again)) {
       // Another run's helper has this key (this run built it before that helper came to it).
@@ -701,9 +617,11 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
       end(*pending);
       return;
     }
-    if (inputs && !mark.held()) why = "cannot mark its capture in flight (" + store_->root().string() + "/locks)";
+    if (inputs && capture && !mark.held()) {
+      why = "cannot mark its capture in flight (" + store_->root().string() + "/locks)";
+    }
     if (inputs && mark.held()) {
-      HelperJob job;
+      CaptureJob job;
       job.inputs = xxh3_128(*record).hex();
       job.record = std::move(*record);
       for (const KeyComponent& component : pending->key.components) {
@@ -712,13 +630,12 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
       job.key = pending->key.key;
       job.mark = std::move(mark);
       job.lock = std::move(*lock);
-      pid_t pid = submit_capture(std::move(job), helper_policy(settings_), &why);
+      const long pid = capture->hand_over(std::move(job), settings_, &why);
       // After what the lookup found (e.g. a corrupt entry quarantined), not instead of it.
       std::string captured = pid > 0 ? "binary captured outside the app by helper pid " + std::to_string(pid)
                                      : "binary captured outside the app by helper (queued: it starts at exit)";
       if (pid >= 0) pending->reason = pending->reason.empty() ? captured : pending->reason + "; " + captured;
     }
-#endif
     if (!why.empty()) {
       count("capture_helper_not_started");
       pending->reason = "not stored: no capture helper: " + why;
@@ -728,16 +645,15 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   });
 }
 
-void Engine::expect_capture([[maybe_unused]] const Lookup& lookup, const BuildFacts& facts) {
+void Engine::expect_capture(const Lookup& lookup, const BuildFacts& facts) {
   if (!helper_may_capture(lookup, facts)) return;
-#if !defined(_WIN32)
   // A key another run's helper captures needs none here; a helper started anyway would warm the
-  // driver on the core this run needs (the example's run 2 right after its cold run: issue 32).
-  if (!settings_.helpers_while_running || replay_mark() || lookup.captured_elsewhere) return;
+  // driver on the core this run needs (a run right after a cold run of the same app).
+  CaptureSeam* capture = linked_capture();
+  if (!capture || !settings_.helpers_while_running || replay_mark() || lookup.captured_elsewhere) return;
   for (const KeyComponent& component : lookup.key.components) {
-    if (component.name == "device") prestart_capture_helper(component.digest.hex(), helper_policy(settings_));
+    if (component.name == "device") capture->expect(component.digest.hex(), settings_);
   }
-#endif
 }
 
 bool Engine::helper_may_capture(const Lookup& lookup, const BuildFacts& facts) const {
@@ -750,12 +666,9 @@ bool Engine::helper_may_capture(const Lookup& lookup, const BuildFacts& facts) c
   // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
   // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
   // (`helper` says to hand it over whatever: hand_to_helper then says why none started.)
-#if defined(_WIN32)
-  static const bool helper_found = false;
-#else
-  static const bool helper_found = !helper_binary().empty();
-#endif
-  return !settings_.capture_auto || helper_found;
+  if (!settings_.capture_auto) return true;
+  CaptureSeam* capture = linked_capture();
+  return capture && capture->can_hand_over();
 }
 
 AfterBuild Engine::finish(std::span<Lookup> lookups, const BuildEnd& end) {
@@ -911,7 +824,7 @@ void Engine::end(Lookup& lookup) {
 
 // Everything the exit waits for (background stores and traces, stats.lock, the hits lock) comes
 // out of one flush_timeout.
-void Engine::flush([[maybe_unused]] bool at_exit) {
+void Engine::flush(bool at_exit) {
   const auto bound = std::chrono::milliseconds(settings_.flush_timeout_ms);
   const auto deadline = std::chrono::steady_clock::now() + bound;
   auto left = [&] {
@@ -921,10 +834,7 @@ void Engine::flush([[maybe_unused]] bool at_exit) {
   bool drained = wait_announced(kExitFlush, bound, [&](std::chrono::milliseconds wait) {
     return BackgroundWriter::instance().drain(wait);
   });
-#if !defined(_WIN32)
-  if (at_exit) finish_captures_at_exit();  // after the hand-overs drained above
-  if (const char* wait = std::getenv("JITCACHE_TEST_WAIT_FOR_HELPERS"); wait && *wait == '1') wait_for_capture_helpers();
-#endif
+  if (CaptureSeam* capture = linked_capture()) capture->flushed(at_exit);  // after the hand-overs drained above
   if (!drained) {
     log_warning("gave up waiting for background stores and traces after " + std::to_string(settings_.flush_timeout_ms) +
                 " ms (JITCACHE_FLUSH_TIMEOUT_MS); what was still pending is lost");

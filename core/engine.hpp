@@ -39,7 +39,6 @@
 namespace jitcache {
 
 class DiskStore;
-class HelperPace;
 class PackTier;
 class RemoteTier;
 
@@ -131,9 +130,6 @@ class Engine {
   bool find_on_disk(Lookup& lookup);
   bool claim_across_processes(Lookup& lookup, const LookupContext& context);
   bool take_handed_lock(Lookup& lookup);
-  std::chrono::milliseconds helper_wait_bound(const DiskStore::CaptureProgress& progress, std::string* why_not) const;
-  std::error_code lock_key_while_helper_keeps_pace(Lookup& lookup, std::chrono::milliseconds bound, long worker_pid,
-                                                   HelperPace& pace, bool* lags);
   nlohmann::json trace_record(const Lookup& lookup) const;
   TraceRetention trace_retention() const;
   // A built binary that must not be cached (its inputs changed meanwhile): ends the lookup as
@@ -160,7 +156,6 @@ class Engine {
   std::map<Digest128, std::string> not_stored_;  // replay processes only (one or a few keys)
   std::mutex handed_locks_mutex_;
   std::set<Digest128> handed_locks_;  // build_lock_held_for's, until their lookup comes
-  std::atomic<std::int64_t> helper_wait_left_us_;  // what this process may still wait for capture helpers
   std::once_flag app_announced_;
 };
 

@@ -1,7 +1,7 @@
 // Whether this process is a replay: a `jitcache replay` child rebuilding a recorded program
-// (core/replay.hpp), for `jitcache warm` or as an app's capture helper (core/capture_helper.hpp).
+// (capture/replay.hpp), for `jitcache warm` or as an app's capture helper (capture/hand_over.hpp).
 // One mark for both, set by replay() before anything is built: what a replay builds is stored for
-// every later app, so the adapter loads it back before storing it (core/load_back_check.hpp),
+// every later app, so the adapter loads it back before storing it (capture/load_back_check.hpp),
 // whichever of the two asked. A capture helper's build is besides the app's miss captured, not a
 // miss of its own: stats count it as "captured_by_helper" and its trace record names the app and
 // when the helper ran.

@@ -3,8 +3,8 @@
 
 A component is a header and its sources: `x.hpp`, `x.cpp`, `x_impl.hpp`, and `x_posix.cpp` /
 `x_win32.cpp` are one component `x`. The product's folders (hashing, store and its subfolders,
-core, shim, tools) must form no cycle, and no two components may reach each other through their
-includes. `--check` exits 1 naming every cycle; `--report` prints lines per folder and the biggest
+core, capture, shim, tools) must form no cycle, and no two components may reach each other
+through their includes. `--check` exits 1 naming every cycle; `--report` prints lines per folder and the biggest
 files (the before/after numbers of a redesign).
 """
 import argparse
@@ -13,7 +13,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-PRODUCT = ["hashing", "store", "core", "shim", "tools"]
+PRODUCT = ["hashing", "store", "core", "capture", "shim", "tools"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 SUFFIXES = ("_impl", "_posix", "_win32")
 

@@ -5,6 +5,9 @@
 #include <iostream>
 #include <vector>
 
+#ifndef _WIN32
+#include "capture/engine_seam.hpp"
+#endif
 #include "core/absolute_paths.hpp"
 #include "core/platform.hpp"
 #include "core/tier_source.hpp"
@@ -29,6 +32,9 @@ void print_json(const nlohmann::json& value) {
 int main(int argc, char** argv) {
   using namespace jitcache::tool;
   jitcache::link_tiers(jitcache::linked_tiers());  // warm, replay and capture helpers run the engine here
+#ifndef _WIN32
+  jitcache::link_capture(jitcache::capture_helper_seam());  // and wait for keys other helpers build
+#endif
   CLI::App app{"jitcache: a persistent cache for OpenCL and Level Zero JIT compilation.\n"
                "Settings come from the environment (JITCACHE_*), <dir>/jitcache.conf and defaults;\n"
                "`jitcache config` shows them. Docs: docs/cli.md."};

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "core/clock.hpp"
-#include "core/load_back_check.hpp"
+#include "capture/load_back_check.hpp"
 #include "shim/level_zero/next_functions.hpp"
 
 namespace jitcache::level_zero {

@@ -6,7 +6,7 @@
 
 #include "core/clock.hpp"
 #include "core/engine.hpp"
-#include "core/load_back_check.hpp"
+#include "capture/load_back_check.hpp"
 #include "core/log.hpp"
 #include "core/replay_mark.hpp"
 #include "shim/level_zero/hooks.hpp"

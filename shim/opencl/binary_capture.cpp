@@ -13,7 +13,7 @@
 #include <unistd.h>
 #endif
 
-#include "core/load_back_check.hpp"
+#include "capture/load_back_check.hpp"
 #include "core/log.hpp"
 #include "core/replay_mark.hpp"
 #include "core/stats.hpp"

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "core/clock.hpp"
-#include "core/load_back_check.hpp"
+#include "capture/load_back_check.hpp"
 #include "shim/opencl/driver_quirks.hpp"
 #include "shim/opencl/next_functions.hpp"
 #include "shim/opencl/program_queries.hpp"

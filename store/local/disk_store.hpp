@@ -39,7 +39,7 @@ class KeyLock {
   KeyLock& operator=(KeyLock&&) noexcept;
   bool held() const;
   void release();
-  // Handing the lock to another process (capture helpers, core/capture_helper.hpp): the
+  // Handing the lock to another process (capture helpers, capture/hand_over.hpp): the
   // descriptor a child inherits (it then holds the lock too, the moment it exists), and letting
   // go of this process's copy without removing the lock file, which the new holder now owns.
   std::intptr_t native_handle() const;
@@ -110,7 +110,7 @@ class DiskStore {
   };
   // The helper, as its worker starts building `key` (it holds `mark`; a worker still loading its
   // driver has not started): the marker gets the start time and, when given, the worker (a waiter
-  // weighs the worker's pace: core/helper_pace.hpp).
+  // weighs the worker's pace: capture/helper_pace.hpp).
   void mark_capture_started(const Digest128& key, const KeyLock& mark,
                             const std::optional<CaptureWorker>& worker = std::nullopt);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
@@ -137,7 +137,7 @@ class DiskStore {
   // helper runs behind them, and at full priority when none is left. Best effort: a moment's try.
   void announce_app();
   // Whether some process holds that lock now (another process than this one, for a helper); then
-  // `lock_identity`, when given, is the lock file's inode (its holders: tools/lib/apps_cpu_use.hpp).
+  // `lock_identity`, when given, is the lock file's inode (its holders: capture/apps_cpu_use.hpp).
   bool apps_running(std::uint64_t* lock_identity = nullptr) const;
 
   // Recorded inputs (store/local/store_layout.hpp): stores `record` under its own XXH3-128 unless a

@@ -294,7 +294,7 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
     return error != std::errc::resource_unavailable_try_again;
   };
   // A waiter marks what it waits for as wanted, as a process waiting for a build lock does: the
-  // capture helper then builds those first and at full priority (tools/lib/helper_priority.hpp).
+  // capture helper then builds those first and at full priority (capture/helper_priority.hpp).
   // Best effort; the marker goes when the key's build lock is let go, or with the stale lock files.
   const auto mark_wanted = [&](const std::filesystem::path& marker) {
     fileops::File wanted;

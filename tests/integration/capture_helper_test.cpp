@@ -107,7 +107,7 @@ class CaptureHelper : public ::testing::Test {
   // if the helper had not stored them yet. `markers`: the markers' paths.
   // A run that waited for a helper's build under way and then built the program itself: the
   // helper took as long as a build here (the bound), or its worker's pace said it would
-  // (core/helper_pace.hpp). Not a program nobody had started.
+  // (capture/helper_pace.hpp). Not a program nobody had started.
   static bool built_here_behind_a_slow_helper(const std::string& reason) {
     return reason.rfind("built here: gave up waiting for its capture helper after ", 0) == 0 ||
            reason.rfind("built here: its capture helper's worker got ", 0) == 0;
@@ -768,7 +768,7 @@ TEST_F(CaptureHelper, ABinaryThatDoesNotLoadBackIsNotStored) {
 
 // A driver that takes the helper's child down while it loads the binary back stores nothing, and
 // the helper removes whatever its dead child may have left of the entry.
-// Its private PoCL scratch folder is its parent's (tools/lib/replay_scratch.hpp), removed once the
+// Its private PoCL scratch folder is its parent's (capture/replay_scratch.hpp), removed once the
 // dead child is reaped: nothing is left in the temp dir either.
 TEST_F(CaptureHelper, AHelperThatDiesLoadingItsBinaryBackStoresNothing) {
   RunResult plain = run_plain(example());
@@ -912,7 +912,7 @@ TEST_F(CaptureHelper, ARelativeHelperPathIsRefusedWithOneWarning) {
 }
 
 // The helper gets descriptors 0-2 on /dev/null and its socket as 3, nothing else of the app's;
-// and of the app's environment only what finds the driver and stores (core/helper_environment.hpp).
+// and of the app's environment only what finds the driver and stores (capture/helper_environment.hpp).
 // A spy in the helper's place writes down what it got, then becomes the real helper.
 TEST_F(CaptureHelper, TheHelperGetsOnlyItsSocketAndACleanedEnvironment) {
   std::string untrusted;
@@ -1156,7 +1156,7 @@ TEST_F(CaptureHelper, ARunWaitsForAHelperNoLongerThanItsOwnBuildWouldTake) {
 }
 
 // Issue 39: a waiter also weighs the pace of the helper's worker (the marker names its pid and its
-// CPU time at the start: core/helper_pace.hpp) and stops waiting once, at that pace, the helper
+// CPU time at the start: capture/helper_pace.hpp) and stops waiting once, at that pace, the helper
 // would finish after a build here would. A worker that gets no CPU (here a process that sleeps, as
 // a helper starved behind busy work nearly is) is waited for 0.3-0.4 s, not the 4 s that the
 // bound of a 2 s build allows (which the run waited before, then built anyway).

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/fd_passing.hpp"
+#include "capture/fd_passing.hpp"
 
 namespace jitcache {
 namespace {

@@ -1,7 +1,7 @@
 // Issue 39: a waiter stops waiting for a capture helper whose worker, at the pace measured after
-// the grace, would need more than twice what is left of the wait's bound (core/helper_pace.hpp).
+// the grace, would need more than twice what is left of the wait's bound (capture/helper_pace.hpp).
 // Readings are given here, as the engine takes them from /proc.
-#include "core/helper_pace.hpp"
+#include "capture/helper_pace.hpp"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-// enter_recorded_context (core/replay.hpp): a recorded inputs file is data. Replaying it
+// enter_recorded_context (capture/replay.hpp): a recorded inputs file is data. Replaying it
 // sets the keyed variables it holds and unsets keyed ones it does not, and never sets anything
 // else (LD_PRELOAD, jitcache's own settings), whatever the record says.
 #include <cstdlib>
@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/replay.hpp"
+#include "capture/replay.hpp"
 
 namespace jitcache::opencl {
 namespace {

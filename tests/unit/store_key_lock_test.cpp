@@ -80,7 +80,7 @@ TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
   EXPECT_FALSE(fs::exists(lock_file()));
 }
 
-// The capture helper's handover (core/capture_helper.hpp): a descriptor of the held lock (what a
+// The capture helper's handover (capture/hand_over.hpp): a descriptor of the held lock (what a
 // child inherits) is adopted; anything else handed over is refused and closed, never trusted.
 TEST_F(KeyLockTest, AHandedOverLockIsAdoptedOnlyWhenItIsTheKeysHeldLockFile) {
   KeyLock app;

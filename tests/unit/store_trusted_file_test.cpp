@@ -1,6 +1,6 @@
 // The one rule for what jitcache runs or believes outside a cache root (store/files/trusted_file.hpp),
 // the shared-object check before dlopen (core/library_check.hpp) and what a capture helper
-// inherits of the app's environment (core/helper_environment.hpp). Issue 28 items 1-3 and 6.
+// inherits of the app's environment (capture/helper_environment.hpp). Issue 28 items 1-3 and 6.
 // Tests run as root in CI: another user's file is faked with chown to 65534.
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "core/helper_environment.hpp"
+#include "capture/helper_environment.hpp"
 #include "core/library_check.hpp"
 #include "store/files/trusted_file.hpp"
 

@@ -1,4 +1,4 @@
-// Tests for AppsCpuUse (tools/lib/apps_cpu_use.hpp), how a capture helper tells the apps of its
+// Tests for AppsCpuUse (capture/apps_cpu_use.hpp), how a capture helper tells the apps of its
 // cache that use the CPU from those that sit idle: real processes holding a real shared flock,
 // found through /proc/locks, their CPU time through /proc/<pid>/stat.
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tools/lib/apps_cpu_use.hpp"
+#include "capture/apps_cpu_use.hpp"
 
 namespace jitcache::tool {
 namespace {

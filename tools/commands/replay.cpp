@@ -1,7 +1,8 @@
 // jitcache replay (hidden): rebuilds one recorded program in this process through its API's
-// adapter (core/replay.hpp; shim/opencl/replay.hpp, shim/level_zero/replay.hpp) and reports one
-// JSON object. `jitcache warm` and the capture
-// helper run it as a child process each, so that a driver fault costs only that program.
+// adapter (capture/replay.hpp; shim/opencl/replay.hpp, shim/level_zero/replay.hpp) and reports one
+// JSON object. `jitcache warm` and the capture helper run it as a child process each, so that a
+// driver fault costs only that program. `--helper` runs the capture helper itself
+// (capture/helper_process.hpp) with the adapters as its work.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,15 +14,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/replay_mark.hpp"
+#include "capture/helper_priority.hpp"
+#include "capture/helper_process.hpp"
+#include "core/engine.hpp"
 #include "core/platform.hpp"
+#include "core/replay_mark.hpp"
 #include "core/stats.hpp"
 #include "shim/level_zero/replay.hpp"
+#include "shim/opencl/pocl_cache_folder.hpp"
 #include "shim/opencl/replay.hpp"
 #include "tools/commands/command.hpp"
-#include "tools/commands/replay_internal.hpp"
-#include "tools/lib/helper_priority.hpp"
-#include "tools/lib/replay_scratch.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {
@@ -51,8 +53,7 @@ ReplayResult failure(std::string reason) {
   return result;
 }
 
-}  // namespace
-
+// Rebuilds one recorded program in this process (capture/replay.hpp) as `options` say.
 ReplayResult replay_one(const ReplayOptions& options) {
   // Stored right after the build, in this process: parking it (capture = release) or handing it
   // to another helper would defeat the point.
@@ -112,14 +113,31 @@ ReplayResult replay_one(const ReplayOptions& options) {
   return replay(request, *adapter);
 }
 
-bool done(const ReplayResult& result) {
-  return result.outcome == ReplayResult::Outcome::built || result.outcome == ReplayResult::Outcome::already_warm;
+// The capture helper: builds the jobs its app sends until the app closes the socket.
+int run_helper(const ReplayOptions& options) {
+  if (options.socket_fd < 0) return 2;
+  const Settings settings = load_settings();
+  std::string error;
+  // The app made the root; one removed since (an unmounted disk, say) stays gone: for this
+  // process's store and for its workers' engines.
+  Engine::require_existing_root();
+  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error, /*create_root=*/false);
+  if (!store) {
+    count_helper_failure("capture_helper_failed");
+    return 1;
+  }
+  HelperWork work;
+  work.replay_one = replay_one;
+  work.warm_up = [](const std::string& device_digest, bool load_compiler) {
+    std::unique_ptr<ReplayAdapter> adapter = opencl::replay_adapter();
+    jitcache::warm_up(device_digest, *adapter, load_compiler);
+  };
+  std::optional<std::filesystem::path> apps_driver_cache;
+  if (!opencl::pocl_kernel_cache_off()) apps_driver_cache = opencl::pocl_cache_folder();
+  return run_capture_helper(options, *store, settings, work, std::move(apps_driver_cache));
 }
 
-void count_helper_failure(const char* counter_name) {
-  count(counter_name);
-  flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
-}
+}  // namespace
 
 Command add_replay_command(CLI::App& app) {
   auto options = std::make_shared<ReplayOptions>();
@@ -148,7 +166,7 @@ Command add_replay_command(CLI::App& app) {
             if (options->time_limit_s > 0) ::alarm(options->time_limit_s);  // SIGALRM ends a hung driver
             ReplayResult result = replay_one(*options);
             report(options->result_fd, result_json(result));
-            return done(result) ? 0 : 1;
+            return replay_done(result) ? 0 : 1;
           }};
 }
 

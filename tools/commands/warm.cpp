@@ -1,6 +1,6 @@
 // jitcache warm [--pack P]... [--device S] [--app S] [--used-within D] [--key PREFIX]... [-j N] [--json]:
 // rebuilds the recorded programs (store_inputs) for this machine's drivers now, one `jitcache
-// replay` child per program and device (tools/lib/replay_jobs.hpp), so that the next run of the
+// replay` child per program and device (capture/replay_jobs.hpp), so that the next run of the
 // apps is all hits: after a driver upgrade, on a new machine, in a fresh container. The programs
 // come from the local store and, with a remote configured, from the programs other machines
 // published there (tools/lib/input_sources.hpp); with --pack, from the recorded inputs of those packs
@@ -19,7 +19,7 @@
 #include "tools/commands/command.hpp"
 #include "tools/lib/captures.hpp"
 #include "tools/lib/input_sources.hpp"
-#include "tools/lib/replay_jobs.hpp"
+#include "capture/replay_jobs.hpp"
 #include "tools/lib/tool_store.hpp"
 
 namespace jitcache::tool {

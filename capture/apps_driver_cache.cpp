@@ -1,10 +1,8 @@
-#include "tools/commands/apps_driver_cache.hpp"
+#include "capture/apps_driver_cache.hpp"
 
 #include <sys/stat.h>
 
-#include "shim/opencl/pocl_cache_folder.hpp"
-
-namespace jitcache::tool {
+namespace jitcache {
 namespace {
 
 std::optional<std::pair<dev_t, ino_t>> folder_identity(const std::filesystem::path& path) {
@@ -15,9 +13,9 @@ std::optional<std::pair<dev_t, ino_t>> folder_identity(const std::filesystem::pa
 
 }  // namespace
 
-AppsDriverCache::AppsDriverCache() {
-  if (opencl::pocl_kernel_cache_off()) return;
-  path_ = opencl::pocl_cache_folder();
+AppsDriverCache::AppsDriverCache(std::optional<std::filesystem::path> folder) {
+  if (!folder) return;
+  path_ = std::move(*folder);
   identity_ = folder_identity(path_);
 }
 
@@ -26,4 +24,4 @@ bool AppsDriverCache::usable() {
   return identity_.has_value();
 }
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

@@ -1,7 +1,8 @@
-// capture = helper (docs/settings.md, "capture"): after a missed build the app's process reads no
-// binary. A detached, low-priority `jitcache replay --helper` process (setsid, nice, a time limit
-// per program, not under the shim) rebuilds the recorded inputs, checks that the key it derives is
-// the app's, and stores the entry through the same adapter and engine (shim/opencl/replay.hpp).
+// The app's side of the capture helper (capture = helper, docs/settings.md "capture"): after a
+// missed build the app's process reads no binary. A detached, low-priority `jitcache replay
+// --helper` process (setsid, nice, a time limit per program, not under the shim; its code is
+// capture/helper_process.hpp) rebuilds the recorded inputs, checks that the key it derives is the
+// app's, and stores the entry through the same adapter and engine (capture/replay.hpp).
 //
 // One helper per app, started at its first hand-over (helper_start = one_at_a_time) or at its exit
 // (at_exit), fed over a socket for as long as the app runs: its worker keeps the driver loaded, so
@@ -15,19 +16,9 @@
 #include <string>
 #include <sys/types.h>
 
-#include "hashing/digest.hpp"
-#include "store/local/disk_store.hpp"
+#include "core/capture_seam.hpp"
 
 namespace jitcache {
-
-struct HelperJob {
-  std::string inputs;         // the recorded inputs' digest
-  std::string record;         // and their bytes (hashing/recorded_inputs.hpp), sent as a file
-  std::string device_digest;  // the key's device component digest
-  Digest128 key;              // the app's key: the helper stores nothing under any other
-  KeyLock mark;               // the key's capture marker, handed over
-  KeyLock lock;               // the key's build lock when still held: handed over too
-};
 
 struct HelperPolicy {
   unsigned time_limit_s = 600;  // per program
@@ -41,8 +32,7 @@ std::string helper_binary();
 // Hands `job` to this process's helper, starting it when none runs (and the policy allows it; else
 // the job waits in this process for the exit). Returns the helper's pid, 0 when kept for the exit,
 // or -1 with `why` set (the job's marker and lock are released then).
-pid_t submit_capture(HelperJob job, const HelperPolicy& policy, std::string* why);
-
+pid_t submit_capture(CaptureJob job, const HelperPolicy& policy, std::string* why);
 // Before a build that will likely be handed over: starts the helper now (once per process, when
 // the policy lets one run while the app runs), so that it loads the driver for the device whose
 // key component digest is `device_digest` while the app builds.

@@ -1,4 +1,4 @@
-#include "tools/lib/apps_cpu_use.hpp"
+#include "capture/apps_cpu_use.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-namespace jitcache::tool {
+namespace jitcache {
 namespace {
 
 constexpr auto kWindow = std::chrono::milliseconds(200);  // the shortest span a share is taken over
@@ -162,4 +162,4 @@ void AppsCpuUse::none_at_work() {
   busy_ = false;
 }
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

@@ -1,7 +1,7 @@
-// The capture helper (`jitcache replay --helper`, core/capture_helper.hpp): one per app, reading
-// jobs from the app's socket for as long as the app runs and building them one by one in a worker
-// process that keeps the driver loaded (a program then costs about what it cost the app, not a
-// driver start each). A worker that dies (a driver crash, the time limit) costs the program it was
+// The capture helper's process (capture/helper_process.hpp): one per app, reading jobs from the
+// app's socket for as long as the app runs and building them one by one in a worker process that
+// keeps the driver loaded (a program then costs about what it cost the app, not a driver start
+// each). A worker that dies (a driver crash, the time limit) costs the program it was
 // building; the next job gets a new worker.
 //
 // Locks (docs/concurrency.md, "Captures in flight"): each job comes with its capture marker, held
@@ -10,6 +10,8 @@
 // that wants a key nobody has started builds it itself, one that waits for a key the helper builds
 // gets it the moment it is stored, and one that goes through an app's programs in their order (the
 // app run again) finds each next one stored or under way, never waiting behind the whole queue.
+#include "capture/helper_process.hpp"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -29,20 +31,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/engine.hpp"
-#include "core/fd_passing.hpp"
+#include "capture/apps_cpu_use.hpp"
+#include "capture/apps_driver_cache.hpp"
+#include "capture/fd_passing.hpp"
+#include "capture/helper_priority.hpp"
+#include "capture/replay_scratch.hpp"
 #include "core/platform.hpp"
-#include "hashing/recorded_inputs.hpp"
 #include "core/stats.hpp"
-#include "shim/opencl/replay.hpp"
-#include "tools/commands/apps_driver_cache.hpp"
-#include "tools/commands/replay_internal.hpp"
-#include "tools/lib/apps_cpu_use.hpp"
-#include "tools/lib/helper_priority.hpp"
-#include "tools/lib/replay_scratch.hpp"
-#include "tools/lib/tool_store.hpp"
+#include "hashing/recorded_inputs.hpp"
 
-namespace jitcache::tool {
+namespace jitcache {
 namespace {
 
 // An open file this process owns.
@@ -99,7 +97,7 @@ std::vector<std::string> split_fields(const std::string& text) {
   }
 }
 
-// INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK (core/capture_helper.cpp), with the recorded inputs' file, the
+// INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK (capture/hand_over.cpp), with the recorded inputs' file, the
 // marker's descriptor and, for HAS_LOCK 1, the build lock's. Anything else is refused and its
 // descriptors closed.
 std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, DiskStore& store,
@@ -140,6 +138,7 @@ void limit_cpu_time(unsigned seconds) {
 // answers "1" (stored, or found stored) or "0" when done.
 class Worker {
  public:
+  explicit Worker(const HelperWork& work) : work_(work) {}
   ~Worker() { stop(); }
   bool running() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
@@ -162,7 +161,7 @@ class Worker {
       // Nothing of the helper's but its socket: a lock or marker the helper lets go must be free.
       const int mine = ::dup2(pair[1], 3);
       ::close_range(4, ~0U, 0);
-      serve(mine, options);
+      serve(mine, options, work_);
     }
     ::close(pair[1]);
     if (pid_ < 0) {
@@ -206,7 +205,7 @@ class Worker {
   }
 
  private:
-  [[noreturn]] static void serve(int socket, const ReplayOptions& base) {
+  [[noreturn]] static void serve(int socket, const ReplayOptions& base, const HelperWork& work) {
     // Before the driver loads: it reads its variables once (replay_one sets the same again).
     if (!base.scratch.empty()) platform::set_environment("POCL_CACHE_DIR", base.scratch);
     for (;;) {
@@ -214,9 +213,8 @@ class Worker {
       std::vector<int> fds;
       if (receive_with_files(socket, &text, &fds) != 1) std::_Exit(0);
       if (text.rfind("warm:", 0) == 0) {  // no answer: the job after it is answered
-        std::unique_ptr<ReplayAdapter> adapter = opencl::replay_adapter();
         // In the app's PoCL cache the programs' builds load what the app built: no compiler to load.
-        jitcache::warm_up(text.substr(5), *adapter, /*load_compiler=*/!base.in_apps_driver_cache);
+        work.warm_up(text.substr(5), /*load_compiler=*/!base.in_apps_driver_cache);
         continue;
       }
       ReplayOptions job = base;
@@ -233,10 +231,10 @@ class Worker {
       pause_before_build_for_tests();
       if (!send_with_files(socket, "s", {})) std::_Exit(0);
       limit_cpu_time(job.time_limit_s);
-      ReplayResult result = replay_one(job);
+      ReplayResult result = work.replay_one(job);
       limit_cpu_time(0);
-      if (!done(result)) count_helper_failure("capture_helper_failed");
-      if (!send_with_files(socket, done(result) ? "1" : "0", {})) std::_Exit(0);
+      if (!replay_done(result)) count_helper_failure("capture_helper_failed");
+      if (!send_with_files(socket, replay_done(result) ? "1" : "0", {})) std::_Exit(0);
     }
   }
 
@@ -250,6 +248,7 @@ class Worker {
     if (gate >= 0) ::close(gate);
   }
 
+  const HelperWork& work_;
   pid_t pid_ = -1;
   int socket_ = -1;
   bool in_apps_driver_cache_ = false;
@@ -265,15 +264,17 @@ constexpr int kWallTimeLimitFactor = 6;
 // How often a helper at work looks whether it should build at full priority (build_at_full_priority).
 constexpr std::chrono::milliseconds kFullLook{250};
 // Between two full looks it looks, this often, whether someone has come to wait for it (a waiter
-// measures its pace from 100 ms on: core/helper_pace.hpp) and, at full priority beside no app at
-// work, whether an app has started: a run started a moment after the one before lasts a few
-// hundred ms, and the helper took half its CPU (issue 39).
+// measures its pace from 100 ms on: capture/helper_pace.hpp) and, at full priority beside no app at
+// work, whether an app has started: a run started a moment after the one before is short, and a
+// helper at full priority beside it takes much of its CPU.
 constexpr std::chrono::milliseconds kQuickLook{25};
 
 class Helper {
  public:
-  Helper(const ReplayOptions& options, DiskStore& store, const Settings& settings)
-      : base_(options), store_(store), settings_(settings) {}
+  Helper(const ReplayOptions& options, DiskStore& store, const Settings& settings, const HelperWork& work,
+         std::optional<std::filesystem::path> apps_driver_cache)
+      : base_(options), apps_driver_cache_(std::move(apps_driver_cache)), store_(store), settings_(settings),
+        worker_(work) {}
 
   int run() {
     for (;;) {
@@ -392,7 +393,7 @@ class Helper {
 
   // Behind the apps of its cache while any runs and uses the CPU (its own, the next run of it,
   // another app); with none left, or all idle, what remains is the cache's filling, which the next
-  // run wants (issue 39). And for a waiter.
+  // run wants. And for a waiter.
   bool at_full_priority(const Job* starting = nullptr) {
     last_look_ = std::chrono::steady_clock::now();
     beside_no_app_at_work_ = false;
@@ -464,7 +465,7 @@ class Helper {
     }
     // The next program in line (its build lock held) starts now: marked so before this one's lock
     // goes, so that a run going through the programs in the app's order, woken by that, finds the
-    // next one under way and waits for it rather than building it again (issue 32's second run).
+    // next one under way and waits for it rather than building it again.
     // Not after a worker died: the next one loads the driver first.
     if (!died && !pending_.empty()) {
       const auto next = next_job();
@@ -494,19 +495,18 @@ class Helper {
 
 }  // namespace
 
-int run_helper(const ReplayOptions& options) {
-  if (options.socket_fd < 0) return 2;
-  const Settings settings = load_settings();
-  std::string error;
-  // The app made the root; one removed since (an unmounted disk, say) stays gone: for this
-  // process's store and for its workers' engines.
-  Engine::require_existing_root();
-  std::unique_ptr<DiskStore> store = open_store(settings, /*writable=*/true, &error, /*create_root=*/false);
-  if (!store) {
-    count_helper_failure("capture_helper_failed");
-    return 1;
-  }
-  return Helper(options, *store, settings).run();
+bool replay_done(const ReplayResult& result) {
+  return result.outcome == ReplayResult::Outcome::built || result.outcome == ReplayResult::Outcome::already_warm;
 }
 
-}  // namespace jitcache::tool
+void count_helper_failure(const char* counter_name) {
+  count(counter_name);
+  flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
+}
+
+int run_capture_helper(const ReplayOptions& options, DiskStore& store, const Settings& settings, const HelperWork& work,
+                       std::optional<std::filesystem::path> apps_driver_cache) {
+  return Helper(options, store, settings, work, std::move(apps_driver_cache)).run();
+}
+
+}  // namespace jitcache

@@ -1,12 +1,12 @@
-#include "core/helper_pace.hpp"
+#include "capture/helper_pace.hpp"
 
 #include <algorithm>
 
 namespace jitcache {
 namespace {
 
-// The helper's whole job (the compile, the code generation for the binary, the load-back) took
-// 1.3 × the app's own build of the key on idle PoCL (measured for engine.cpp's helper_wait_bound).
+// The helper's whole job (the compile, the code generation for the binary, the load-back) per
+// app's own build of the key, as measured on idle PoCL (docs/benchmarks.md).
 constexpr double kJobPerBuild = 1.3;
 // Given up only when the helper would need more than this many times what is left of the bound:
 // the job's estimate is the idle machine's, and a loaded machine stretches the app's build time

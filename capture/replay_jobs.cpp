@@ -1,4 +1,4 @@
-#include "tools/lib/replay_jobs.hpp"
+#include "capture/replay_jobs.hpp"
 
 #include <map>
 #include <memory>
@@ -9,13 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "capture/replay_scratch.hpp"
 #include "core/platform.hpp"
 #include "hashing/bounded_json.hpp"
-#include "tools/lib/replay_scratch.hpp"
 
 extern char** environ;
 
-namespace jitcache::tool {
+namespace jitcache {
 namespace {
 
 struct Running {
@@ -112,4 +112,4 @@ void run_replay_jobs(const std::vector<ReplayJob>& jobs, unsigned parallel, bool
   }
 }
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

@@ -1,4 +1,4 @@
-#include "tools/lib/replay_scratch.hpp"
+#include "capture/replay_scratch.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-namespace jitcache::tool {
+namespace jitcache {
 namespace {
 
 namespace fs = std::filesystem;
@@ -68,4 +68,4 @@ ReplayScratch::~ReplayScratch() {
   if (owner_ >= 0) ::close(owner_);
 }
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

@@ -1,4 +1,4 @@
-#include "core/helper_environment.hpp"
+#include "capture/helper_environment.hpp"
 
 #include <array>
 

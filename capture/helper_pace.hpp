@@ -1,5 +1,5 @@
-// Whether waiting for a capture helper's build under way can still pay (issue 39). A wait is
-// bounded by what a build here costs (core/engine.cpp, helper_wait_bound), but a helper that gets
+// Whether waiting for a capture helper's build under way can still pay. A wait is
+// bounded by what a build here costs (capture/helper_wait.hpp), but a helper that gets
 // a few percent of a CPU (behind busy work, or where its priority cannot rise above others': a
 // cgroup of its own, where group nice values do nothing) fills that bound, and the waiter then
 // builds anyway: up to three builds' time for one. So, once the helper has had time to see the
@@ -17,7 +17,7 @@ namespace jitcache {
 
 class HelperPace {
  public:
-  // The helper looks for waiters every 25 ms (tools/commands/replay_helper.cpp), then needs a
+  // The helper looks for waiters every 25 ms (capture/helper_process.cpp), then needs a
   // moment of CPU; the pace is measured from here on.
   static constexpr std::chrono::milliseconds kGrace{100};
   static constexpr std::chrono::milliseconds kLook{100};

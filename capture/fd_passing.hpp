@@ -1,6 +1,6 @@
 // Messages with open files attached (SCM_RIGHTS) over a SOCK_SEQPACKET socket: how an app hands
 // its capture jobs, with their capture markers and build locks, to its running capture helper
-// (core/capture_helper.hpp). A file in flight stays open, and its flock held, until the receiver
+// (capture/hand_over.hpp). A file in flight stays open, and its flock held, until the receiver
 // takes it or the socket closes. POSIX only.
 #pragma once
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace jitcache::tool {
+namespace jitcache {
 
 struct ReplayJob {
   std::vector<std::string> arguments;  // after `jitcache replay`
@@ -25,4 +25,4 @@ void run_replay_jobs(const std::vector<ReplayJob>& jobs, unsigned parallel, bool
 // The fd number the child writes its result to (`jitcache replay --result-fd`).
 inline constexpr int kReplayResultFd = 3;
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

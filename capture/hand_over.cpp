@@ -1,4 +1,4 @@
-#include "core/capture_helper.hpp"
+#include "capture/hand_over.hpp"
 
 #include <condition_variable>
 #include <csignal>
@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/fd_passing.hpp"
-#include "core/helper_environment.hpp"
+#include "capture/fd_passing.hpp"
+#include "capture/helper_environment.hpp"
 #include "core/log.hpp"
 #include "core/stats.hpp"
 #include "store/files/trusted_file.hpp"
@@ -42,7 +42,7 @@ struct Helpers {
   bool exiting = false;         // the exit flush ran: nothing is kept for later after it
   unsigned time_limit_s = 600;  // per program (HelperPolicy)
   bool prestarted = false;      // prestart_capture_helper ran
-  std::deque<HelperJob> kept;   // helper_start = at_exit: handed over at the exit
+  std::deque<CaptureJob> kept;   // helper_start = at_exit: handed over at the exit
 };
 
 Helpers*& helpers_slot() {
@@ -133,10 +133,10 @@ int record_file(const std::string& record) {
   return fd;
 }
 
-// One job as the helper reads it (tools/commands/replay_helper.cpp):
+// One job as the helper reads it (capture/helper_process.cpp):
 // INPUTS:DEVICE_DIGEST:KEY:HAS_LOCK, with the recorded inputs' file, the marker's descriptor and,
 // when HAS_LOCK is 1, the build lock's after them.
-bool send_job(int socket, HelperJob& job, int record) {
+bool send_job(int socket, CaptureJob& job, int record) {
   const bool has_lock = job.lock.held();
   const std::string text = job.inputs + ":" + job.device_digest + ":" + job.key.hex() + ":" + (has_lock ? "1" : "0");
   std::vector<int> files = {record, static_cast<int>(job.mark.native_handle())};
@@ -149,7 +149,7 @@ bool send_job(int socket, HelperJob& job, int record) {
 }
 
 // Sends `job` to the running helper, starting one when none runs or the last one stopped reading.
-pid_t hand_over_locked(HelperJob& job, unsigned time_limit_s, std::string* why) {
+pid_t hand_over_locked(CaptureJob& job, unsigned time_limit_s, std::string* why) {
   Helpers& h = helpers();
   const int record = record_file(job.record);
   if (record < 0) {
@@ -233,7 +233,7 @@ std::string helper_binary() {
   return *binary;
 }
 
-pid_t submit_capture(HelperJob job, const HelperPolicy& policy, std::string* why) {
+pid_t submit_capture(CaptureJob job, const HelperPolicy& policy, std::string* why) {
   std::lock_guard lock(helpers().mutex);
   helpers().time_limit_s = policy.time_limit_s;
   if (!policy.while_running && !helpers().exiting) {
@@ -264,7 +264,7 @@ void finish_captures_at_exit() {
   Helpers& h = helpers();
   h.exiting = true;
   if (!h.kept.empty()) count("capture_helper_at_exit", static_cast<std::int64_t>(h.kept.size()));
-  for (HelperJob& job : h.kept) {
+  for (CaptureJob& job : h.kept) {
     std::string why;
     if (hand_over_locked(job, h.time_limit_s, &why) < 0) {
       count("capture_helper_not_started");
@@ -281,7 +281,7 @@ void forget_captures_after_fork() {
   // here, so it is left alone (leaked) and the child starts afresh with no helper.
   Helpers* parents = helpers_slot();
   if (parents->socket >= 0) ::close(parents->socket);
-  for (HelperJob& job : parents->kept) {
+  for (CaptureJob& job : parents->kept) {
     job.mark.let_go();  // the parent's copies keep them held
     job.lock.let_go();
   }

@@ -1,4 +1,4 @@
-// Whether the apps of a cache are using the CPU now (issue 39). A capture helper runs behind the
+// Whether the apps of a cache are using the CPU now. A capture helper runs behind the
 // apps of its cache so that they keep their CPU. One that sits idle while it runs on (a server
 // that built at its start, an MPI rank blocked in a collective) needs none, and deferring to it
 // starved the helper on a machine busy with other work: the cache did not fill until that app
@@ -13,7 +13,7 @@
 
 #include <sys/types.h>
 
-namespace jitcache::tool {
+namespace jitcache {
 
 class AppsCpuUse {
  public:
@@ -41,4 +41,4 @@ class AppsCpuUse {
   bool busy_ = true;
 };
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

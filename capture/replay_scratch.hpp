@@ -14,7 +14,7 @@
 
 #include <filesystem>
 
-namespace jitcache::tool {
+namespace jitcache {
 
 class ReplayScratch {
  public:
@@ -29,4 +29,4 @@ class ReplayScratch {
   int owner_ = -1;  // `.owner`, locked while this object lives
 };
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

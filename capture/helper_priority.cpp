@@ -1,4 +1,4 @@
-#include "tools/lib/helper_priority.hpp"
+#include "capture/helper_priority.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-namespace jitcache::tool {
+namespace jitcache {
 namespace {
 
 // The scheduling group is the session's: only a helper that leads its own session (the app starts
@@ -64,4 +64,4 @@ int group_nice() {
   return nice ? std::atoi(nice + 6) : -1;
 }
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

@@ -1,4 +1,4 @@
-#include "core/replay.hpp"
+#include "capture/replay.hpp"
 
 #include <cstdlib>
 #include <memory>

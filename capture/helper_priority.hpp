@@ -6,7 +6,7 @@
 // its caller's.
 #pragma once
 
-namespace jitcache::tool {
+namespace jitcache {
 
 // Once, at the helper's start: nice 10 for the process (what counts where autogroups are off; it
 // cannot be lowered again) and the lowest priority, 19, for its scheduling group.
@@ -14,7 +14,7 @@ void run_behind_the_app();
 
 // At each build's start and every 250 ms while it runs (for a waiter, every 25 ms): the group at 0
 // while nobody is left to run behind (no app of its cache runs, or none uses the CPU:
-// tools/lib/apps_cpu_use.hpp; the cache should fill, also on a busy machine) or another process
+// capture/apps_cpu_use.hpp; the cache should fill, also on a busy machine) or another process
 // waits for that program or one queued behind it (its `.wanted` marker: a run with the driver's
 // cache off, `jitcache wait`, `pack create`), else back at 19. A helper allowed to lower its nice
 // again (root, CAP_SYS_NICE) moves its processes' nice with it, between its app's and 10 above:
@@ -26,4 +26,4 @@ void build_at_full_priority(bool full);
 // For the trace of a helper's build: the priority it was built at.
 int group_nice();
 
-}  // namespace jitcache::tool
+}  // namespace jitcache

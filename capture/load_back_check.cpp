@@ -1,4 +1,4 @@
-#include "core/load_back_check.hpp"
+#include "capture/load_back_check.hpp"
 
 #include <cstdlib>
 #include <string_view>

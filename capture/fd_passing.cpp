@@ -1,4 +1,4 @@
-#include "core/fd_passing.hpp"
+#include "capture/fd_passing.hpp"
 
 #include <cerrno>
 #include <cstring>
