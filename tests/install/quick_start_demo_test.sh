@@ -36,7 +36,9 @@ done
 tmp=$(mktemp -d /tmp/jitcache-quick-start-XXXXXX)  # the demo's cache goes in here
 trap 'kill "${loops[@]}" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
-output=$(BUILD_DIR="$build" TMPDIR="$tmp" "$source/scripts/demo.sh" 2>&1) || { echo "$output"; fail "scripts/demo.sh exited $?"; }
+status=0
+output=$(BUILD_DIR="$build" TMPDIR="$tmp" "$source/scripts/demo.sh" 2>&1) || status=$?
+[ "$status" = 0 ] || { echo "$output"; fail "scripts/demo.sh exited $status"; }
 echo "$output"
 expect() { grep -qE "$1" <<<"$output" || fail "the demo's output lacks a line like: $1"; }
 [ "$(grep -cxF 'all results correct' <<<"$output")" = 2 ] || fail "both runs must compute correct results"
