@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds (if needed) and runs the whole test suite through CTest.
+# README's test command: installs the test suite's packages (scripts/install-deps.sh --tests; asks
+# apt nothing when they are all there), configures and builds everything (scripts/build.sh --all)
+# and runs the whole suite through CTest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -f build/CMakeCache.txt ] || scripts/build.sh
-cmake --build build -j"$(nproc)"
-ctest --test-dir build --output-on-failure -j"$(nproc)"
+scripts/install-deps.sh --tests
+scripts/build.sh --all
+ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"

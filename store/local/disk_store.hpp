@@ -127,6 +127,8 @@ class DiskStore {
   CaptureProgress capture_progress(const Digest128& key) const;
   // How many captures are in flight now (markers someone holds).
   std::size_t captures_in_flight() const;
+  // Their keys (what `jitcache wait` names), in no particular order. Only looks: removes nothing.
+  std::vector<Digest128> capture_keys_in_flight() const;
   // Waits until no capture is in flight or `wait` passed; returns how many still are.
   // `progress(in_flight)` is called before each marker waited for.
   std::size_t wait_for_captures(std::chrono::milliseconds wait,

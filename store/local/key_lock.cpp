@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "store/files/file_ops.hpp"
 #include "store/local/disk_store_impl.hpp"
@@ -266,6 +267,19 @@ bool DiskStore::apps_running(std::uint64_t* lock_identity) const {
 }
 
 std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }
+
+std::vector<Digest128> DiskStore::capture_keys_in_flight() const {
+  std::vector<fileops::DirEntry> names;
+  std::vector<Digest128> keys;
+  if (impl_->layout.dir().list(impl_->layout.locks_dir(), &names)) return keys;
+  for (const auto& name : names) {
+    const std::filesystem::path marker(name.name);
+    if (marker.extension() != ".capture") continue;
+    const std::optional<Digest128> key = Digest128::from_hex(marker.stem().string());
+    if (key && capture_in_flight(*key)) keys.push_back(*key);
+  }
+  return keys;
+}
 
 std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
                                          const std::function<void(std::size_t)>& progress) const {
