@@ -101,7 +101,9 @@ TEST_F(OpenClQuirks, PoclKernelCacheOffGivesEachLoadedProgramItsOwnScratchFolder
   EXPECT_EQ(cold.count("source", "miss"), 1);
   EXPECT_EQ(cold.count("source", "hit"), 1);
   for (const auto& trace : cold.traces) {
-    if (trace.value("verdict", "") == "hit") EXPECT_EQ(trace.value("tier", ""), "memory") << trace.dump();
+    if (trace.value("verdict", "") == "hit") {
+      EXPECT_EQ(trace.value("tier", ""), "memory") << trace.dump();
+    }
   }
 
   CachedRun warm = run_cached(app, "0", {{"JITCACHE_MEM_MAX_ENTRIES", "0"}});
