@@ -66,6 +66,9 @@ assert os.path.realpath(library) == f"/usr/lib/{sys.argv[2]}/jitcache/libjitcach
 PY
 plain=$(env -u LD_PRELOAD "$example")
 cold=$(/usr/bin/jitcache run --trace --trace-dir "$tmp/cold" -- "$example")
+# The cold run's misses are stored by its capture helper (the default on PoCL), maybe after it
+# exits: wait for them, as a script that wants them must (docs/cli.md, "jitcache wait").
+/usr/bin/jitcache wait >"$tmp/wait.log" 2>&1 || fail "installed jitcache wait: $(cat "$tmp/wait.log")"
 warm=$(/usr/bin/jitcache run --trace --trace-dir "$tmp/warm" -- "$example")
 [ "$cold" = "$plain" ] && [ "$warm" = "$plain" ] || fail "output under the installed jitcache differs"
 traces=$(ls "$tmp"/warm/*.json | wc -l)

@@ -351,11 +351,23 @@ TEST_F(CaptureHelper, AManyProgramAppRunTwiceBackToBackIsAllHitsTheSecondTime) {
   CachedRun second = run_app(script, {}, /*wait_for_helpers=*/false);
   ASSERT_EQ(second.result.exit_code, 0) << second.result.err;
   EXPECT_EQ(second.result.out, plain.out);
+  // In the app's order (the traces' times): once run 2 gave up on a program the helper had under
+  // way, it is ahead of the helper, and every later program the helper has not started yet is
+  // built at once, by design ("built here: its capture helper had not started it"; under BUSY=4
+  // programs 4-7 were, after run 2 gave up on program 3). Never before that.
+  std::vector<nlohmann::json> in_order = second.traces;
+  std::sort(in_order.begin(), in_order.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("time", "") < b.value("time", "");
+  });
   int waited_out = 0;
-  for (const nlohmann::json& trace : second.traces) {
+  bool overtook_the_helper = false;
+  for (const nlohmann::json& trace : in_order) {
     if (trace.value("verdict", "") == "hit") continue;
-    EXPECT_TRUE(built_here_behind_a_slow_helper(trace.value("reason", "")))
+    const std::string reason = trace.value("reason", "");
+    const bool not_started = reason.rfind("built here: its capture helper had not started it", 0) == 0;
+    EXPECT_TRUE(built_here_behind_a_slow_helper(reason) || (overtook_the_helper && not_started))
         << "a program the helper had neither stored nor under way: " << trace.dump();
+    overtook_the_helper = overtook_the_helper || built_here_behind_a_slow_helper(reason);
     ++waited_out;
   }
   EXPECT_EQ(second.verdicts["hit"] + waited_out, 8) << nlohmann::json(second.verdicts).dump() << second.result.err;

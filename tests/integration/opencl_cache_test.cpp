@@ -249,16 +249,23 @@ TEST_F(OpenClCache, UnwritableCacheDirLeavesTheAppCorrect) {
   RunResult plain = run_plain(example());
   fs::create_directories(cache);
   RunOptions options;
+  std::vector<std::string> app = example();
+  // PoCL itself needs a writable cache dir even with its kernel cache off; nobody's HOME is not.
+  std::map<std::string, std::string> env = {{"POCL_CACHE_DIR", (tmp / "pocl").string()}};
   if (::geteuid() == 0) {
-    // Root writes anywhere: run the app as nobody against a root it owns but may not write.
+    // Root writes anywhere: run the app as nobody against a root it owns but may not write. Nobody
+    // may not reach the build tree (a clone in root's 700 home): it runs copies of the example and
+    // the library from a folder of this test's.
     const unsigned nobody = 65534;
+    const std::vector<fs::path> copies = copy_for_another_user({OPENCL_EXAMPLE, JITCACHE_LIBRARY}, tmp / "bin");
+    app[0] = copies[0].string();
+    env["LD_PRELOAD"] = copies[1].string();
     ASSERT_EQ(::chown(tmp.path().c_str(), nobody, nobody), 0);
     ASSERT_EQ(::chown(cache.c_str(), nobody, nobody), 0);
     options.run_as_uid = nobody;
   }
   ASSERT_EQ(::chmod(cache.c_str(), 0500), 0);
-  // PoCL itself needs a writable cache dir even with its kernel cache off; nobody's HOME is not.
-  CachedRun result = run_cached(example(), {{"POCL_CACHE_DIR", (tmp / "pocl").string()}}, options);
+  CachedRun result = run_cached(app, env, options);
   expect_success(result.result);
   EXPECT_EQ(result.result.out, plain.out);
   EXPECT_TRUE(entry_files(cache).empty());

@@ -153,6 +153,23 @@ TempDir::TempDir(const std::filesystem::path& parent) {
   path_ = pattern;
 }
 
+std::vector<std::filesystem::path> copy_for_another_user(const std::vector<std::filesystem::path>& files,
+                                                         const std::filesystem::path& folder) {
+  namespace fs = std::filesystem;
+  constexpr fs::perms kOthersMayRun = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                      fs::perms::others_read | fs::perms::others_exec;
+  fs::create_directories(folder);
+  fs::permissions(folder, kOthersMayRun);
+  std::vector<fs::path> copies;
+  for (const fs::path& file : files) {
+    const fs::path copy = folder / file.filename();
+    fs::copy_file(file, copy, fs::copy_options::overwrite_existing);
+    fs::permissions(copy, kOthersMayRun);
+    copies.push_back(copy);
+  }
+  return copies;
+}
+
 std::filesystem::path trusted_temp_parent(std::string* why) {
   const std::filesystem::path parent = std::filesystem::read_symlink("/proc/self/exe").parent_path() / "trusted-tmp";
   std::filesystem::create_directories(parent);

@@ -66,6 +66,14 @@ class TempDir {
 // not, is refused for code). Empty, with `why`, when the build tree itself is in such a place.
 std::filesystem::path trusted_temp_parent(std::string* why);
 
+// For a test that runs something as another user: copies `files` into `folder` (created), the
+// folder and every copy mode 0755, and returns the copies' paths in order. The build tree may be in
+// a folder that user cannot enter (a clone in root's home, mode 700 on Debian), so run the copies.
+// A program copied here still finds the system's libraries; jitcache's library copied alone finds
+// no capture helper next to it, so `auto` captures in the app (docs/settings.md).
+std::vector<std::filesystem::path> copy_for_another_user(const std::vector<std::filesystem::path>& files,
+                                                         const std::filesystem::path& folder);
+
 std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
 
 // Takes and drops every capture marker under <cache_root>/locks, waiting for their holders.
