@@ -440,10 +440,11 @@ Settings load_settings(fileops::Dir* checked_root) {
                          dir_env ? SettingOrigin::environment : SettingOrigin::default_value};
   // A relative path in jitcache.conf is relative to the folder the file is in (the environment's
   // were made absolute at the start: core/absolute_paths.hpp).
-  for (const char* key : {"trace_dir", "packs", "pack_keys"}) {
+  for (const char* key : {"trace_dir", "packs", "pack_keys", "remote_ca_file"}) {
     RawSetting& raw = settings.raw[key];
     if (raw.origin == SettingOrigin::config_file) {
-      raw.value = absolute_paths(raw.value, settings.dir, std::string_view(key) != "trace_dir");
+      const bool list = std::string_view(key) == "packs" || std::string_view(key) == "pack_keys";
+      raw.value = absolute_paths(raw.value, settings.dir, list);
     }
   }
   for (const SettingDefinition& definition : kDefinitions) read_field(definition, &settings);

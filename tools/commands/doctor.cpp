@@ -427,10 +427,17 @@ void check_remote(const Settings& settings, Findings* out) {
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
   std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  std::string ca_problem;
+  if (!trusted_remote_ca_file(settings, &ca_problem)) {
+    out->push_back({"remote CA file", "fail", ca_problem + ": HTTPS remotes are not asked",
+                    "keep the CA file in a folder only you or root can write, owned by you or root, not "
+                    "writable by group or others (docs/remote.md, Trust model)"});
+  }
   if (configs.empty()) {
     out->push_back({"remote", "fail", problem, "fix JITCACHE_REMOTE (docs/remote.md)"});
     return;
   }
+  if (!problem.empty()) out->push_back({"remote settings", "warn", problem, "fix the remote_* settings (docs/settings.md)"});
   for (std::size_t i = 0; i < configs.size(); ++i) {
     check_one_remote(configs[i], read_only, i == 0 ? "remote" : "remote " + std::to_string(i + 1), out);
   }
