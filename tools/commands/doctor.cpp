@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #ifndef _WIN32
@@ -22,6 +21,7 @@
 #include "hashing/key.hpp"
 #include "store/files/json_file.hpp"
 #include "store/files/root_check.hpp"
+#include "store/files/user_path.hpp"
 #include "store/remote/redis_remote.hpp"
 #include "store/remote/remote_survey.hpp"
 #include "store/tiers/tiers.hpp"
@@ -160,9 +160,7 @@ void check_level_zero(Findings* out) {
 }
 
 // The DT_NEEDED entries of an ELF64 program, or nullopt when it is not one.
-std::optional<std::vector<std::string>> needed_libraries(const fs::path& program) {
-  std::ifstream in(program, std::ios::binary);
-  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::optional<std::vector<std::string>> needed_libraries(const std::string& image) {
   if (image.size() < sizeof(Elf64_Ehdr) || image.compare(0, 4, ELFMAG) != 0 || image[EI_CLASS] != ELFCLASS64) {
     return std::nullopt;
   }
@@ -207,8 +205,17 @@ std::optional<std::vector<std::string>> needed_libraries(const fs::path& program
   return needed;
 }
 
+// Programs larger than this are not read (their headers are all the check needs; a bound keeps
+// a device or a huge file from filling memory).
+constexpr std::uint64_t kMaxProgramBytes = 1ull << 30;
+
 void check_program(const fs::path& program, Findings* out) {
-  std::optional<std::vector<std::string>> needed = needed_libraries(program);
+  std::string image, error;
+  if (!read_user_file(program, kMaxProgramBytes, &image, &error)) {
+    out->push_back({"program", "fail", "cannot read " + error, "name the program's file (an ELF executable)"});
+    return;
+  }
+  std::optional<std::vector<std::string>> needed = needed_libraries(image);
   if (!needed) {
     out->push_back({"program", "info", program.string() + " is not an ELF64 program (a script?)",
                     "use jitcache run, which sets both LD_PRELOAD and OPENCL_LAYERS"});
