@@ -156,9 +156,12 @@ RemoteResult FileRemote::load(const Digest128& key) {
   return run(
       [key, path = record_path(key), hmac_key = config_.hmac_key, cap = config_.max_reply_bytes](SharedDir& dir) {
         std::string bytes;
-        const SharedDir::HeadCheck header{store_detail::kEntryHeaderBytes, [key](std::string_view head, std::uint64_t size) {
-                                            return check_shared_entry_header(key, head, size);
-                                          }};
+        // Signed: the size the sidecar vouches for is checked before the binary is read.
+        const SharedDir::HeadCheck header{
+            store_detail::kEntryHeaderBytes,
+            [key, hmac_key](std::string_view head, std::uint64_t size, std::uint64_t* need) {
+              return check_shared_entry_header(key, head, size, hmac_key, need);
+            }};
         RemoteResult read = dir.read(path, cap, &bytes, nullptr, &header);
         if (read.status != RemoteStatus::ok) return read;
         return check_shared_entry(key, std::move(bytes), hmac_key);
