@@ -215,6 +215,7 @@ void RemoteTier::fetch(Lookup& lookup) {
     // Nobody has a usable record: build it here, or wait for the node that is building it.
     rejected_seen = true;  // later polls: the other remotes' refusals are noted already
     RemoteResult leased = read_only_ ? leader().lease_exists(key) : leader().acquire_lease(key, token);
+    if (leased.status == RemoteStatus::ok && !leased.notice.empty()) note(leased, "lease");  // warned once
     if (!read_only_ && leased.status == RemoteStatus::ok) {
       // The previous holder may have published and released between our read and our lease.
       RemoteResult again = load_in_order(key, false, &served_by);

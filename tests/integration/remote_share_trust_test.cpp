@@ -149,6 +149,34 @@ TEST_F(SignedShareTrust, ALeaseThatDoesNotVerifyNeverHoldsTheKeyEvenWhenItCannot
   EXPECT_TRUE(fs::exists(shared / layout.lease_path(kKey)));  // the outsider's file: not ours to remove
 }
 
+// When both names are blocked (the outsider learned the second one from a listing), the key is
+// built without a lease, at once, with a notice saying so: never a wait.
+TEST_F(SignedShareTrust, WhenBothLeaseNamesAreBlockedTheKeyIsBuiltWithoutALease) {
+  ThrowAwayUser outsider, member;
+  if (!outsider.made() || !member.made()) GTEST_SKIP() << "needs root and useradd to act as two other users";
+  const RemoteConfig signing = config();
+  const FileRemote layout(signing);
+  ASSERT_FALSE(layout.second_lease_path(kKey).empty());
+  ASSERT_EQ(outsider.run([&] {
+              if (!make_open_folders(shared, layout.lease_path(kKey))) return 1;
+              for (const std::string& name : {layout.lease_path(kKey), layout.second_lease_path(kKey)}) {
+                if (::mkfifo((shared / name).c_str(), 0666) != 0) return 2;
+              }
+              return 0;
+            }),
+            0);
+  EXPECT_EQ(member.run([&] {
+              FileRemote remote(signing);
+              RemoteResult taken = remote.acquire_lease(kKey, "token");
+              if (taken.status != RemoteStatus::ok) return 1;
+              if (taken.notice.find("without a lease") == std::string::npos) return 2;
+              if (remote.release_lease(kKey, "token").status != RemoteStatus::miss) return 3;
+              return 0;
+            }),
+            0)
+      << "1: waited (held), 2: no notice, 3: released something";
+}
+
 // Bytes this process has read through read(2)/pread(2), all threads (/proc/self/io).
 std::uint64_t bytes_read_so_far() {
   std::ifstream io("/proc/self/io");
