@@ -115,7 +115,9 @@ const std::vector<SettingDefinition> kDefinitions = {
      {}},
     {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
      "HTTPS remotes: a PEM file of the certificate authorities to trust (a private CA, a self-signed "
-     "server); empty: the system's",
+     "server); empty: the system's. It must pass the trust rule of files jitcache believes (owned by "
+     "you or root, writable by nobody else, in folders likewise), else the HTTPS remotes are left out "
+     "([remote.md](remote.md#https-remotes))",
      {}},
     {"remote_connect_timeout", "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "50",
      "bound on name resolution + connecting to the remote, in milliseconds (1 to 600000; 0 is refused)",
