@@ -41,7 +41,8 @@ void make_path_variables_absolute() {
     bool list;
   };
   static constexpr Variable kPathVariables[] = {
-      {"JITCACHE_DIR", false}, {"JITCACHE_TRACE_DIR", false}, {"JITCACHE_PACKS", true}, {"JITCACHE_PACK_KEYS", true}};
+      {"JITCACHE_DIR", false}, {"JITCACHE_TRACE_DIR", false}, {"JITCACHE_PACKS", true}, {"JITCACHE_PACK_KEYS", true},
+      {"JITCACHE_REMOTE_CA_FILE", false}};
   std::error_code error;
   const std::filesystem::path here = std::filesystem::current_path(error);
   if (error) return;  // no working directory (removed): relative paths mean nothing either way

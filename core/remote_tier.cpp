@@ -11,6 +11,7 @@
 #include "core/stats.hpp"
 #include "core/tier_source.hpp"
 #include "store/files/file_ops.hpp"
+#include "store/files/trusted_file.hpp"
 #include "store/remote_api/program_summary.hpp"
 
 namespace jitcache {
@@ -38,6 +39,18 @@ std::string raw(const Settings& settings, const char* key) {
 
 }  // namespace
 
+std::optional<std::string> trusted_remote_ca_file(const Settings& settings, std::string* why) {
+  const std::string given = raw(settings, "remote_ca_file");
+  if (given.empty()) return std::string();
+  std::string problem;
+  std::optional<std::filesystem::path> resolved = resolve_trusted_file(given, &problem);
+  if (!resolved) {
+    *why = "JITCACHE_REMOTE_CA_FILE refused: " + problem;
+    return std::nullopt;
+  }
+  return resolved->string();
+}
+
 std::string remote_configs_from(const Settings& settings, std::vector<RemoteConfig>* configs, bool* read_only,
                                 milliseconds* lease_wait) {
   std::string error;
@@ -47,7 +60,9 @@ std::string remote_configs_from(const Settings& settings, std::vector<RemoteConf
   config.prefix = raw(settings, "remote_prefix");
   config.hmac_key = raw(settings, "remote_hmac_key");
   config.bearer_token = raw(settings, "remote_bearer_token");
-  config.ca_file = raw(settings, "remote_ca_file");
+  std::string ca_problem;
+  const std::optional<std::string> ca_file = trusted_remote_ca_file(settings, &ca_problem);
+  config.ca_file = ca_file.value_or(std::string());
   // 0 would mean "no bound" to a socket timeout: every bound is 1 ms .. 10 min, else the default.
   auto millis = [&](const char* key, milliseconds* out) {
     std::optional<std::uint64_t> value = parse_size(raw(settings, key));
@@ -76,6 +91,12 @@ std::string remote_configs_from(const Settings& settings, std::vector<RemoteConf
     if (same != configs->end()) {
       error += std::string(error.empty() ? "" : "; ") + "remote " + std::to_string(i + 1) + " (" + name +
                ") is listed before: asked once";
+      continue;
+    }
+    // Another user's CA would let him answer at the remote's address: that remote is not asked.
+    if (!ca_file && (*endpoints)[i].tls) {
+      error += std::string(error.empty() ? "" : "; ") + "remote " + std::to_string(i + 1) + " (" + name +
+               ") left out: " + ca_problem;
       continue;
     }
     config.endpoint = std::move((*endpoints)[i]);
@@ -194,6 +215,7 @@ void RemoteTier::fetch(Lookup& lookup) {
     // Nobody has a usable record: build it here, or wait for the node that is building it.
     rejected_seen = true;  // later polls: the other remotes' refusals are noted already
     RemoteResult leased = read_only_ ? leader().lease_exists(key) : leader().acquire_lease(key, token);
+    if (leased.status == RemoteStatus::ok && !leased.notice.empty()) note(leased, "lease");  // warned once
     if (!read_only_ && leased.status == RemoteStatus::ok) {
       // The previous holder may have published and released between our read and our lease.
       RemoteResult again = load_in_order(key, false, &served_by);

@@ -115,7 +115,9 @@ const std::vector<SettingDefinition> kDefinitions = {
      {}},
     {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
      "HTTPS remotes: a PEM file of the certificate authorities to trust (a private CA, a self-signed "
-     "server); empty: the system's",
+     "server); empty: the system's. It must pass the trust rule of files jitcache believes (owned by "
+     "you or root, writable by nobody else, in folders likewise), else the HTTPS remotes are left out "
+     "([remote.md](remote.md#https-remotes))",
      {}},
     {"remote_connect_timeout", "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "50",
      "bound on name resolution + connecting to the remote, in milliseconds (1 to 600000; 0 is refused)",
@@ -440,10 +442,11 @@ Settings load_settings(fileops::Dir* checked_root) {
                          dir_env ? SettingOrigin::environment : SettingOrigin::default_value};
   // A relative path in jitcache.conf is relative to the folder the file is in (the environment's
   // were made absolute at the start: core/absolute_paths.hpp).
-  for (const char* key : {"trace_dir", "packs", "pack_keys"}) {
+  for (const char* key : {"trace_dir", "packs", "pack_keys", "remote_ca_file"}) {
     RawSetting& raw = settings.raw[key];
     if (raw.origin == SettingOrigin::config_file) {
-      raw.value = absolute_paths(raw.value, settings.dir, std::string_view(key) != "trace_dir");
+      const bool list = std::string_view(key) == "packs" || std::string_view(key) == "pack_keys";
+      raw.value = absolute_paths(raw.value, settings.dir, list);
     }
   }
   for (const SettingDefinition& definition : kDefinitions) read_field(definition, &settings);

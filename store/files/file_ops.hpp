@@ -114,6 +114,12 @@ class File {
   std::error_code truncate(std::uint64_t size) const;
   // Sets access and modification time to now: the store's LRU clock.
   std::error_code touch_now() const;
+  // Flushes what was written to the device (before a rename commits it).
+  std::error_code sync() const;
+  // Sets the permission bits, whatever the umask was (a no-op on Windows: the ACL decides).
+  std::error_code set_mode(std::uint32_t mode) const;
+  // The descriptor (POSIX) or handle, for code that writes through the platform's own calls.
+  std::intptr_t native_handle() const { return handle_; }
   void close();
 
  private:

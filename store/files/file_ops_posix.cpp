@@ -389,6 +389,16 @@ std::error_code File::open_or_create(const std::filesystem::path& path, File* fi
   return open_fd(path, O_RDWR | O_CREAT, &file->handle_);
 }
 
+std::error_code File::sync() const {
+  if (::fsync(fd_of(handle_)) != 0) return last_error();
+  return {};
+}
+
+std::error_code File::set_mode(std::uint32_t mode) const {
+  if (::fchmod(fd_of(handle_), static_cast<mode_t>(mode & 07777)) != 0) return last_error();
+  return {};
+}
+
 std::error_code File::info(FileInfo* info) const {
   struct stat st {};
   if (::fstat(fd_of(handle_), &st) != 0) return last_error();

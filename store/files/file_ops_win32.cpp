@@ -297,6 +297,13 @@ std::error_code File::truncate(std::uint64_t size) const {
   return {};
 }
 
+std::error_code File::sync() const {
+  if (!FlushFileBuffers(handle_of(handle_))) return last_error();
+  return {};
+}
+
+std::error_code File::set_mode(std::uint32_t) const { return {}; }
+
 std::error_code File::touch_now() const {
   const FILETIME now = now_filetime();
   if (!SetFileTime(handle_of(handle_), nullptr, &now, &now)) return last_error();

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <ctime>
 #include <map>
-#include <fstream>
 #include <set>
 
 #include <fcntl.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "hashing/recorded_inputs.hpp"
+#include "store/files/user_path.hpp"
 #include "store/local/entry_check.hpp"
 #include "store/pack/pack_format.hpp"
 #include "store/pack/pack_reader.hpp"
@@ -31,45 +31,6 @@ std::string utc_now() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
-}
-
-// A temp file next to `path` (same file system, so the rename is atomic), removed unless kept.
-struct TempFile {
-  std::filesystem::path path;
-  int fd = -1;
-  bool keep = false;
-  ~TempFile() {
-    if (fd >= 0) ::close(fd);
-    if (!keep && !path.empty()) ::unlink(path.c_str());
-  }
-};
-
-bool create_temp(const std::filesystem::path& target, TempFile* temp, std::string* error) {
-  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  temp->path = target.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(stamp);
-  temp->fd = ::open(temp->path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-  if (temp->fd < 0) {
-    *error = "cannot create " + temp->path.string() + ": " + std::strerror(errno);
-    temp->path.clear();
-    return false;
-  }
-  ::fchmod(temp->fd, 0644);  // a pack is meant to be shared read-only: whatever the umask
-  return true;
-}
-
-bool commit(TempFile* temp, const std::filesystem::path& target, std::string* error) {
-  if (::fsync(temp->fd) != 0 || ::close(temp->fd) != 0) {
-    temp->fd = -1;
-    *error = "cannot write " + temp->path.string() + ": " + std::strerror(errno);
-    return false;
-  }
-  temp->fd = -1;
-  if (::rename(temp->path.c_str(), target.c_str()) != 0) {
-    *error = "cannot rename into " + target.string() + ": " + std::strerror(errno);
-    return false;
-  }
-  temp->keep = true;
-  return true;
 }
 
 bool write_at(int fd, std::uint64_t offset, std::string_view data) {
@@ -261,10 +222,12 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
     return index;
   };
 
-  TempFile temp;
-  if (!create_temp(path, &temp, error)) return false;
+  // A pack is meant to be shared read-only (0644 whatever the umask), and replaces only a regular file.
+  AtomicOutput output;
+  if (!output.begin(path, 0644, error)) return false;
+  const int fd = static_cast<int>(output.file().native_handle());
   const std::time_t mtime = std::time(nullptr);
-  TarWriter tar(temp.fd);
+  TarWriter tar(fd);
   bool ok = tar.add(kIndexMember, encode_index(), mtime) && tar.add(kSignatureMember, unsigned_slot(), mtime) &&
             tar.add(kManifestMember, manifest_text, mtime);
   ok = ok && tar.offset() == header.manifest_offset + padded(manifest_text.size());
@@ -301,7 +264,7 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
     return false;
   }
   struct stat st {};
-  if (::fstat(temp.fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != expected_size) {
+  if (::fstat(fd, &st) != 0 || static_cast<std::uint64_t>(st.st_size) != expected_size) {
     *error = "internal: the archive is not laid out as the index says (" + std::to_string(st.st_size) + " bytes, " +
              std::to_string(expected_size) + " expected)";
     return false;
@@ -314,11 +277,11 @@ bool write_pack(const std::filesystem::path& path, const std::vector<PackEntry>&
     if (!signed_slot) return false;
     slot = *signed_slot;
   }
-  if (!write_at(temp.fd, kBlock, index) || !write_at(temp.fd, signature_data_offset(index_size), slot)) {
-    *error = "cannot write " + temp.path.string() + ": " + std::strerror(errno);
+  if (!write_at(fd, kBlock, index) || !write_at(fd, signature_data_offset(index_size), slot)) {
+    *error = "cannot write " + output.temp_path().string() + ": " + std::strerror(errno);
     return false;
   }
-  return commit(&temp, path, error);
+  return output.commit(error);
 }
 
 namespace {
@@ -382,27 +345,27 @@ bool sign_pack(const std::filesystem::path& path, const std::string& signing_key
   }
   std::optional<std::string> slot = sign_slot(signing_key_pem, signed_message(index), error);
   if (!slot) return false;
-  TempFile temp;
-  if (!create_temp(path, &temp, error)) return false;
-  std::ifstream in(path, std::ios::binary);
-  std::string buffer(1 << 20, '\0');
+  AtomicOutput output;
+  if (!output.begin(path, 0644, error)) return false;
+  const int fd = static_cast<int>(output.file().native_handle());
+  // Copied from the file the reader checked (never the path again: it may have been replaced).
+  std::string buffer;
   std::uint64_t copied = 0;
-  while (in) {
-    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    if (got && ::pwrite(temp.fd, buffer.data(), got, static_cast<off_t>(copied)) != static_cast<ssize_t>(got)) {
+  constexpr std::size_t kChunk = 1 << 20;
+  while (copied < reader->file_size()) {
+    const std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, reader->file_size() - copied));
+    if (!reader->read_bytes(copied, want, &buffer) || buffer.size() != want || !write_at(fd, copied, buffer)) {
       *error = std::string("copy failed: ") + std::strerror(errno);
       return false;
     }
-    copied += got;
+    copied += want;
   }
   const std::uint64_t slot_offset = signature_data_offset(index.size());
-  if (copied != reader->file_size() || !write_at(temp.fd, kBlock, index) ||
-      ::pwrite(temp.fd, slot->data(), slot->size(), static_cast<off_t>(slot_offset)) != static_cast<ssize_t>(slot->size())) {
+  if (!write_at(fd, kBlock, index) || !write_at(fd, slot_offset, *slot)) {
     *error = "could not rewrite the signature slot";
     return false;
   }
-  return commit(&temp, path, error);
+  return output.commit(error);
 }
 
 }  // namespace jitcache

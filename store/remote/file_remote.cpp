@@ -77,6 +77,61 @@ bool lease_in_force(const std::string& text, std::int64_t written_s, std::chrono
   return written_ms <= now + kClockSlackMs && written_ms + ttl.count() > now;
 }
 
+// One name's lease: taken (ok), held by a lease in force (miss), or `*blocked` when a file that
+// holds nothing (signed: it does not verify) is there and cannot be removed. Other results pass on.
+RemoteResult take_lease_at(SharedDir& dir, const std::string& path, const std::string& text,
+                           std::chrono::milliseconds ttl, const Digest128& key, const std::string& hmac_key,
+                           bool* blocked) {
+  RemoteResult created = dir.create_exclusive(path, text);
+  // A directory this user cannot write has no leases (as HTTP): build, and write nothing.
+  if (created.status == RemoteStatus::skipped && dir.writes_refused()) return remote_result(RemoteStatus::ok);
+  if (created.status != RemoteStatus::miss) return created;
+  auto held_now = [&] {
+    std::string held;
+    std::int64_t written_s = 0;
+    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
+    return read.status == RemoteStatus::ok && lease_in_force(held, written_s, ttl, key, hmac_key);
+  };
+  std::string held;
+  std::int64_t written_s = 0;
+  RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
+  if (read.status == RemoteStatus::miss) return dir.create_exclusive(path, text);  // released meanwhile
+  if (read.status == RemoteStatus::ok && lease_in_force(held, written_s, ttl, key, hmac_key))
+    return remote_result(RemoteStatus::miss);
+  // Expired, garbage or planted: taken over (at worst two hosts build at once; both are right).
+  (void)dir.remove(path);
+  RemoteResult again = dir.create_exclusive(path, text);
+  // Signed, only a lease that verifies holds: a name still taken by anything else is blocked
+  // (never a reason to wait), unless another holder took it meanwhile.
+  if (again.status == RemoteStatus::miss && !hmac_key.empty() && !held_now()) *blocked = true;
+  return again;
+}
+
+// Whether a lease in force is at `path`.
+bool lease_held_at(SharedDir& dir, const std::string& path, std::chrono::milliseconds ttl, const Digest128& key,
+                   const std::string& hmac_key, RemoteResult* failure) {
+  std::string held;
+  std::int64_t written_s = 0;
+  RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
+  if (read.status != RemoteStatus::ok) {
+    if (read.status != RemoteStatus::corrupt && read.status != RemoteStatus::miss) *failure = read;
+    return false;
+  }
+  return lease_in_force(held, written_s, ttl, key, hmac_key);
+}
+
+// Removes the lease at `path` when it is ours (its token): ok; miss when it is not there or not ours.
+RemoteResult release_at(SharedDir& dir, const std::string& path, const std::string& token, const Digest128& key,
+                        const std::string& hmac_key) {
+  std::string held;
+  RemoteResult read = dir.read(path, kMaxLeaseBytes, &held);
+  if (read.status != RemoteStatus::ok)
+    return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
+  std::optional<Lease> lease = parse_lease(held, key, hmac_key);
+  if (!lease || lease->token != token) return remote_result(RemoteStatus::miss);  // expired and re-taken
+  return dir.remove(path);
+}
+
 // The directory, shared with the worker thread (a hung call may outlive the client).
 struct DirHolder {
   std::mutex mutex;
@@ -128,6 +183,12 @@ std::string FileRemote::record_path(const Digest128& key) const {
 std::string FileRemote::lease_path(const Digest128& key) const {
   return namespace_path_ + "/leases/" + key.hex() + ".lease";
 }
+std::string FileRemote::second_lease_path(const Digest128& key) const {
+  if (config_.hmac_key.empty()) return {};
+  const std::string hex = key.hex();
+  return namespace_path_ + "/leases/" + hex + "." + hmac_sha256_hex(config_.hmac_key, "jclease-name1 " + hex).substr(0, 16) +
+         ".lease";
+}
 std::string FileRemote::inputs_path(const Digest128& digest) const {
   return namespace_path_ + "/inputs/" + digest.hex();
 }
@@ -156,9 +217,12 @@ RemoteResult FileRemote::load(const Digest128& key) {
   return run(
       [key, path = record_path(key), hmac_key = config_.hmac_key, cap = config_.max_reply_bytes](SharedDir& dir) {
         std::string bytes;
-        const SharedDir::HeadCheck header{store_detail::kEntryHeaderBytes, [key](std::string_view head, std::uint64_t size) {
-                                            return check_shared_entry_header(key, head, size);
-                                          }};
+        // Signed: the size the sidecar vouches for is checked before the binary is read.
+        const SharedDir::HeadCheck header{
+            store_detail::kEntryHeaderBytes,
+            [key, hmac_key](std::string_view head, std::uint64_t size, std::uint64_t* need) {
+              return check_shared_entry_header(key, head, size, hmac_key, need);
+            }};
         RemoteResult read = dir.read(path, cap, &bytes, nullptr, &header);
         if (read.status != RemoteStatus::ok) return read;
         return check_shared_entry(key, std::move(bytes), hmac_key);
@@ -177,45 +241,43 @@ RemoteResult FileRemote::save(const Digest128& key, std::string_view binary, con
 
 RemoteResult FileRemote::acquire_lease(const Digest128& key, const std::string& token) {
   const std::string text = lease_text(key, token, now_ms() + config_.lease_ttl.count(), config_.hmac_key);
-  return run([path = lease_path(key), text, ttl = config_.lease_ttl, key, hmac_key = config_.hmac_key](SharedDir& dir) {
-    RemoteResult created = dir.create_exclusive(path, text);
-    // A directory this user cannot write has no leases (as HTTP): build, and write nothing.
-    if (created.status == RemoteStatus::skipped && dir.writes_refused()) return remote_result(RemoteStatus::ok);
-    if (created.status != RemoteStatus::miss) return created;
-    std::string held;
-    std::int64_t written_s = 0;
-    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
-    if (read.status == RemoteStatus::miss) return dir.create_exclusive(path, text);  // released meanwhile
-    if (read.status == RemoteStatus::ok && lease_in_force(held, written_s, ttl, key, hmac_key))
-      return remote_result(RemoteStatus::miss);
-    // Expired, garbage or planted: taken over (at worst two hosts build at once; both are right).
-    (void)dir.remove(path);
-    return dir.create_exclusive(path, text);
+  return run([path = lease_path(key), second = second_lease_path(key), text, ttl = config_.lease_ttl, key,
+              hmac_key = config_.hmac_key](SharedDir& dir) {
+    bool blocked = false;
+    RemoteResult first = take_lease_at(dir, path, text, ttl, key, hmac_key, &blocked);
+    if (!blocked) return first;
+    // A file nobody can remove holds the first name: the lease goes to the second, which someone
+    // without the key cannot know before a holder makes it.
+    bool second_blocked = false;
+    RemoteResult taken = take_lease_at(dir, second, text, ttl, key, hmac_key, &second_blocked);
+    if (!second_blocked) return taken;
+    RemoteResult unleased = remote_result(RemoteStatus::ok);
+    unleased.notice = "the build lease of " + key.hex() + " is blocked by files at " + path + " and " + second +
+                      " that do not verify and cannot be removed: building without a lease (the share's owner or "
+                      "root should remove them)";
+    return unleased;
   });
 }
 
 RemoteResult FileRemote::lease_exists(const Digest128& key) {
-  return run([path = lease_path(key), ttl = config_.lease_ttl, key, hmac_key = config_.hmac_key](SharedDir& dir) {
-    std::string held;
-    std::int64_t written_s = 0;
-    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held, &written_s);
-    if (read.status != RemoteStatus::ok)
-      return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
-    return lease_in_force(held, written_s, ttl, key, hmac_key) ? remote_result(RemoteStatus::ok)
-                                                               : remote_result(RemoteStatus::miss);
+  return run([path = lease_path(key), second = second_lease_path(key), ttl = config_.lease_ttl, key,
+              hmac_key = config_.hmac_key](SharedDir& dir) {
+    RemoteResult failure = remote_result(RemoteStatus::ok);
+    bool held = lease_held_at(dir, path, ttl, key, hmac_key, &failure);
+    if (!held && failure.status == RemoteStatus::ok && !second.empty())
+      held = lease_held_at(dir, second, ttl, key, hmac_key, &failure);
+    if (held) return remote_result(RemoteStatus::ok);
+    return failure.status != RemoteStatus::ok ? failure : remote_result(RemoteStatus::miss);
   });
 }
 
 RemoteResult FileRemote::release_lease(const Digest128& key, const std::string& token) {
-  return run([path = lease_path(key), token, key, hmac_key = config_.hmac_key](SharedDir& dir) {
+  return run([path = lease_path(key), second = second_lease_path(key), token, key,
+              hmac_key = config_.hmac_key](SharedDir& dir) {
     if (dir.writes_refused()) return remote_result(RemoteStatus::ok);  // never taken (acquire_lease)
-    std::string held;
-    RemoteResult read = dir.read(path, kMaxLeaseBytes, &held);
-    if (read.status != RemoteStatus::ok)
-      return read.status == RemoteStatus::corrupt ? remote_result(RemoteStatus::miss) : read;
-    std::optional<Lease> lease = parse_lease(held, key, hmac_key);
-    if (!lease || lease->token != token) return remote_result(RemoteStatus::miss);  // expired and re-taken
-    return dir.remove(path);
+    RemoteResult released = release_at(dir, path, token, key, hmac_key);
+    if (released.status == RemoteStatus::miss && !second.empty()) return release_at(dir, second, token, key, hmac_key);
+    return released;
   });
 }
 

@@ -6,6 +6,8 @@
 //                                      its sidecar when signed (store/remote/signed_entry.hpp)
 //   <ns>/leases/<key>.lease            "<token> <expiry, Unix ms>[ <HMAC tag>]": the host building the
 //                                      key now (signed records: an unsigned lease holds nothing)
+//   <ns>/leases/<key>.<16 hex>.lease   signed: the same, where <key>.lease is blocked by a file that
+//                                      does not verify and cannot be removed (second_lease_path)
 //   <ns>/inputs/<32 hex>               an input record ("JCI1" blob, store/remote/remote_programs.hpp)
 //   <ns>/program/<32 hex>              a program summary ("JCP1" blob)
 //
@@ -50,6 +52,10 @@ class FileRemote final : public RemoteClient {
   // Paths below the directory, as the layout above.
   std::string record_path(const Digest128& key) const;
   std::string lease_path(const Digest128& key) const;
+  // Signed only: where a key's lease is taken when a file that does not verify sits at
+  // lease_path and cannot be removed (another user's, a FIFO, a folder): a name only holders of
+  // the key can derive. Empty when records are not signed.
+  std::string second_lease_path(const Digest128& key) const;
   std::string inputs_path(const Digest128& digest) const;
   std::string program_path(const Digest128& key) const;
 

@@ -341,10 +341,17 @@ RemoteResult SharedDir::read(const std::string& relative, std::uint64_t max_byte
   }
   std::size_t read_first = 0;
   if (head) {
-    bytes->resize(static_cast<std::size_t>(std::min<std::uint64_t>(head->bytes, size)));
-    if (RemoteResult got = read_range(file.get(), 0, bytes, relative); got.status != RemoteStatus::ok) return got;
-    if (RemoteResult accepted = head->accept(*bytes, size); accepted.status != RemoteStatus::ok) return accepted;
-    read_first = bytes->size();
+    std::uint64_t want = head->bytes;
+    for (int round = 0; round < 2; ++round) {
+      bytes->resize(static_cast<std::size_t>(std::min<std::uint64_t>(want, size)));
+      if (RemoteResult got = read_range(file.get(), read_first, bytes, relative); got.status != RemoteStatus::ok)
+        return got;
+      read_first = bytes->size();
+      std::uint64_t need = 0;
+      if (RemoteResult accepted = head->accept(*bytes, size, &need); accepted.status != RemoteStatus::ok) return accepted;
+      if (need <= bytes->size()) break;
+      want = need;
+    }
   }
   bytes->resize(static_cast<std::size_t>(size));
   return read_range(file.get(), read_first, bytes, relative);

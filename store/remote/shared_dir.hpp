@@ -63,9 +63,11 @@ class SharedDir {
   // What a file must start with before the rest of it is read: its first `bytes` (fewer when the
   // file is shorter) and its size go to `accept`, whose refusal is the read's result. A record
   // whose header does not match its size costs one small read, never the whole file (issue 36.4).
+  // `accept` may ask for a longer head (a header, then the signed sidecar that vouches for the
+  // size): it sets `*need`, and is called again with that many bytes (once).
   struct HeadCheck {
     std::size_t bytes = 0;
-    std::function<RemoteResult(std::string_view head, std::uint64_t size)> accept;
+    std::function<RemoteResult(std::string_view head, std::uint64_t size, std::uint64_t* need)> accept;
   };
   // A whole file below the directory ("a/b/name"): ok with its bytes; miss when it or a folder on
   // the way is absent; corrupt when one of them fails the trust rule (a planted link, FIFO, hard

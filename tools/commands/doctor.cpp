@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
 #ifndef _WIN32
@@ -22,6 +21,7 @@
 #include "hashing/key.hpp"
 #include "store/files/json_file.hpp"
 #include "store/files/root_check.hpp"
+#include "store/files/user_path.hpp"
 #include "store/remote/redis_remote.hpp"
 #include "store/remote/remote_survey.hpp"
 #include "store/tiers/tiers.hpp"
@@ -160,9 +160,7 @@ void check_level_zero(Findings* out) {
 }
 
 // The DT_NEEDED entries of an ELF64 program, or nullopt when it is not one.
-std::optional<std::vector<std::string>> needed_libraries(const fs::path& program) {
-  std::ifstream in(program, std::ios::binary);
-  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::optional<std::vector<std::string>> needed_libraries(const std::string& image) {
   if (image.size() < sizeof(Elf64_Ehdr) || image.compare(0, 4, ELFMAG) != 0 || image[EI_CLASS] != ELFCLASS64) {
     return std::nullopt;
   }
@@ -207,8 +205,17 @@ std::optional<std::vector<std::string>> needed_libraries(const fs::path& program
   return needed;
 }
 
+// Programs larger than this are not read (their headers are all the check needs; a bound keeps
+// a device or a huge file from filling memory).
+constexpr std::uint64_t kMaxProgramBytes = 1ull << 30;
+
 void check_program(const fs::path& program, Findings* out) {
-  std::optional<std::vector<std::string>> needed = needed_libraries(program);
+  std::string image, error;
+  if (!read_user_file(program, kMaxProgramBytes, &image, &error)) {
+    out->push_back({"program", "fail", "cannot read " + error, "name the program's file (an ELF executable)"});
+    return;
+  }
+  std::optional<std::vector<std::string>> needed = needed_libraries(image);
   if (!needed) {
     out->push_back({"program", "info", program.string() + " is not an ELF64 program (a script?)",
                     "use jitcache run, which sets both LD_PRELOAD and OPENCL_LAYERS"});
@@ -427,10 +434,17 @@ void check_remote(const Settings& settings, Findings* out) {
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
   std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  std::string ca_problem;
+  if (!trusted_remote_ca_file(settings, &ca_problem)) {
+    out->push_back({"remote CA file", "fail", ca_problem + ": HTTPS remotes are not asked",
+                    "keep the CA file in a folder only you or root can write, owned by you or root, not "
+                    "writable by group or others (docs/remote.md, Trust model)"});
+  }
   if (configs.empty()) {
     out->push_back({"remote", "fail", problem, "fix JITCACHE_REMOTE (docs/remote.md)"});
     return;
   }
+  if (!problem.empty()) out->push_back({"remote settings", "warn", problem, "fix the remote_* settings (docs/settings.md)"});
   for (std::size_t i = 0; i < configs.size(); ++i) {
     check_one_remote(configs[i], read_only, i == 0 ? "remote" : "remote " + std::to_string(i + 1), out);
   }

@@ -4,14 +4,15 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include "core/settings.hpp"
 #include "hashing/recorded_inputs.hpp"
+#include "store/files/user_path.hpp"
 #include "store/local/entry_check.hpp"
 #include "store/pack/pack_members.hpp"
 #include "store/pack/pack_reader.hpp"
@@ -28,6 +29,10 @@
 
 namespace jitcache::tool {
 namespace {
+
+// Bounds on what the tool reads from files the user names: a key list of 100 000 keys, a PEM key.
+constexpr std::uint64_t kMaxKeyListBytes = 8u << 20;
+constexpr std::uint64_t kMaxKeyFileBytes = 64u << 10;
 
 struct PackOptions {
   bool json = false;
@@ -98,9 +103,9 @@ std::optional<Digest128> named_inputs(const nlohmann::json& sidecar) {
 }
 
 std::string read_key_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read key file " + path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  std::string text, error;
+  if (!read_user_file(path, kMaxKeyFileBytes, &text, &error)) throw std::runtime_error("cannot read key file: " + error);
+  return text;
 }
 
 PackWriteOptions write_options(const PackOptions& options, const std::string& command) {
@@ -150,12 +155,16 @@ int create(PackOptions options) {
   if (!since) return report_error("--since: neither a duration (7d) nor an ISO-8601 time: " + options.since, 2);
   options.filter.since = *since;
   if (!options.keys_from.empty()) {
-    std::ifstream in(options.keys_from);
-    if (!in) return report_error("cannot read " + options.keys_from);
+    std::string text, error;
+    if (!read_user_file(options.keys_from, kMaxKeyListBytes, &text, &error)) return report_error("--keys-from: " + error, 2);
+    std::istringstream in(text);
+    std::size_t number = 0;
     for (std::string line; std::getline(in, line);) {
+      ++number;
       if (line.empty() || line[0] == '#') continue;
       std::optional<Digest128> key = Digest128::from_hex(line.substr(0, 32));
-      if (!key) return report_error(options.keys_from + ": not a key: " + line, 2);
+      // The line number, not the line: the file may be one this user could not otherwise read.
+      if (!key) return report_error(options.keys_from + ": line " + std::to_string(number) + " is not a key", 2);
       options.filter.keys.push_back(*key);
     }
     if (options.filter.keys.empty()) return report_error(options.keys_from + " lists no key", 2);

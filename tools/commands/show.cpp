@@ -1,10 +1,10 @@
 // jitcache show KEY [--json] [--extract FILE]: one entry's sidecar in readable form.
 #include <cstdio>
-#include <fstream>
 #include <memory>
 
 #include "core/entry_hits.hpp"
 #include "store/files/file_ops.hpp"
+#include "store/files/user_path.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/entry_view.hpp"
 #include "tools/lib/format.hpp"
@@ -90,9 +90,9 @@ int extract_binary(DiskStore& store, const EntryInfo& entry, const std::string& 
     return report_error("cannot extract " + entry.key.hex() + ": " +
                         (loaded.reason.empty() ? std::string("entry vanished") : loaded.reason));
   }
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  out.write(loaded.binary.data(), static_cast<std::streamsize>(loaded.binary.size()));
-  if (!out) return report_error("cannot write " + file);
+  // Never through a link or into a device someone put at that name (the tool may run as root).
+  std::string error;
+  if (!write_user_file(file, loaded.binary, 0644, &error)) return report_error("cannot extract: " + error);
   std::fprintf(stderr, "wrote %zu bytes (checksum verified) to %s\n", loaded.binary.size(), file.c_str());
   return 0;
 }
