@@ -1,9 +1,9 @@
-// The one seam between the engine and the capture helper (capture/, docs/capture-helper.md): the
-// engine hands a build over, asks how long to wait for a key a helper is building, and tells the
-// helper when the process ends or forks. How a helper starts, paces itself and builds is
-// capture/'s alone. The program links an implementation in at its start (the shim when it loads,
-// the `jitcache` tool in main); without one, nothing is handed over and a key whose capture is in
-// flight is waited for as any other builder is.
+// The one seam between the engine and the capture helper (capture/; docs/design-decisions.md, "The
+// capture helper's home"): the engine hands a build over, asks how long to wait for a key a helper
+// is building, and tells the helper when the process ends or forks. How a helper starts, paces
+// itself and builds is capture/'s alone. The program links an implementation in at its start (the
+// shim when it loads, the `jitcache` tool in main); without one, nothing is handed over and a key
+// whose capture is in flight is waited for as any other builder is.
 #pragma once
 
 #include <chrono>
