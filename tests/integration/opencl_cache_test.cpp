@@ -254,12 +254,19 @@ TEST_F(OpenClCache, UnwritableCacheDirLeavesTheAppCorrect) {
   std::map<std::string, std::string> env = {{"POCL_CACHE_DIR", (tmp / "pocl").string()}};
   if (::geteuid() == 0) {
     // Root writes anywhere: run the app as nobody against a root it owns but may not write. Nobody
-    // may not reach the build tree (a clone in root's 700 home): it runs copies of the example and
-    // the library from a folder of this test's.
+    // may not reach the build tree (a clone in root's 700 home): it runs copies of the example, its
+    // kernels, the library and the ICD vendors folder from a folder of this test's.
     const unsigned nobody = 65534;
     const std::vector<fs::path> copies = copy_for_another_user({OPENCL_EXAMPLE, JITCACHE_LIBRARY}, tmp / "bin");
     app[0] = copies[0].string();
+    const fs::path kernels = fs::path(EXAMPLE_KERNELS);
+    const fs::path kernel_copy = copy_for_another_user(
+        {kernels / "common.h", kernels / "integer_ops.cl", kernels / "vector_math.cl"}, tmp / "kernels")[0];
+    app.insert(app.end(), {"--kernels", kernel_copy.parent_path().string()});
     env["LD_PRELOAD"] = copies[1].string();
+    // The ICD vendors folder the suite pins lives in the build tree too.
+    const fs::path pocl_icd = fs::path(JITCACHE_TEST_VENDORS) / "pocl" / "pocl.icd";
+    env["OCL_ICD_VENDORS"] = copy_for_another_user({pocl_icd}, tmp / "vendors")[0].parent_path().string();
     ASSERT_EQ(::chown(tmp.path().c_str(), nobody, nobody), 0);
     ASSERT_EQ(::chown(cache.c_str(), nobody, nobody), 0);
     options.run_as_uid = nobody;
