@@ -1,8 +1,6 @@
 #include "hashing/environment.hpp"
 
 #include <algorithm>
-#include <cctype>
-#include <iterator>
 
 #ifdef _WIN32
 #include <stdlib.h>
@@ -11,6 +9,8 @@
 #include <unistd.h>  // environ
 #define JITCACHE_ENVIRON environ
 #endif
+
+#include "hashing/secret_look.hpp"
 
 namespace jitcache {
 namespace {
@@ -28,46 +28,10 @@ bool is_own_setting(std::string_view name) {
   return name.rfind("JITCACHE_", 0) == 0 || name == "BinaryCacheTrace";
 }
 
-// Names that hold credentials by convention (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD,
-// MYSQL_PWD, API_KEY, CI_JOB_JWT, SSHPASS, SENTRY_DSN): words of the name, split at '_', compared
-// without case. No codegen variable of a driver is named so.
-bool name_looks_like_a_secret(std::string_view name) {
-  static constexpr std::string_view kAnywhere[] = {"PASSWORD", "PASSWD", "PASSPHRASE", "SECRET",  "TOKEN",
-                                                   "CREDENTIAL", "APIKEY", "PRIVATE_KEY", "COOKIE", "SSHPASS"};
-  static constexpr std::string_view kWords[] = {"PASS", "PWD", "KEY", "KEYS", "AUTH", "PAT", "SESSION", "JWT", "DSN"};
-  std::string upper(name);
-  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (std::string_view part : kAnywhere) {
-    if (upper.find(part) != std::string::npos) return true;
-  }
-  if (upper == "PWD") return false;  // the shell's working directory
-  std::string_view rest(upper);
-  while (!rest.empty()) {
-    const std::size_t end = rest.find('_');
-    const std::string_view word = rest.substr(0, end);
-    if (std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords)) return true;
-    if (end == std::string_view::npos) break;
-    rest.remove_prefix(end + 1);
-  }
-  return false;
-}
-
-// A URL with userinfo ("postgres://app:pw@db/x", "http://u:pw@proxy"): the part before the '@',
-// within the authority, is a credential whatever the variable is called.
-bool value_holds_url_credentials(std::string_view value) {
-  for (std::size_t scheme = value.find("://"); scheme != std::string_view::npos;
-       scheme = value.find("://", scheme + 3)) {
-    const std::string_view authority = value.substr(scheme + 3, value.find_first_of("/?# ", scheme + 3) - scheme - 3);
-    if (authority.find('@') != std::string_view::npos) return true;
-  }
-  return false;
-}
-
 // A variable that looks like a secret, by its name or its value, is keyed only when a pattern names
-// it whole: a prefix or `*` must not publish credentials to the store, the remote and the traces
-// (issues 28.5 and 36.6).
+// it whole: a prefix or `*` must not publish credentials to the store, the remote and the traces.
 bool matches_any(const std::vector<std::string>& patterns, std::string_view name, std::string_view value) {
-  const bool secret = name_looks_like_a_secret(name) || value_holds_url_credentials(value);
+  const bool secret = name_looks_like_a_secret(name) || value_looks_like_a_secret(value);
   return std::any_of(patterns.begin(), patterns.end(), [name, secret](const std::string& pattern) {
     return pattern == name || (!secret && matches(pattern, name));
   });

@@ -10,8 +10,8 @@
 namespace jitcache {
 
 // Comma- or space-separated names; a trailing '*' matches a prefix. A variable that looks like a
-// secret (a name with TOKEN, SECRET, PASSWORD, a KEY or JWT word...; a value holding a URL with
-// user:password@: environment.cpp) is matched only by its own name, never by a prefix or `*`.
+// secret by its name or its value (hashing/secret_look.hpp) is matched only by its own name, never
+// by a prefix or `*`.
 std::vector<std::string> parse_env_patterns(std::string_view list);
 
 // The variables of `environ` matching any pattern, sorted by name. jitcache's own settings

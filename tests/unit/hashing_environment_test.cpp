@@ -101,5 +101,26 @@ TEST(MatchingEnvironment, ValuesWithUrlCredentialsAndJwtSshpassDsnNamesAreSecret
   EXPECT_EQ(matching_environment({"ENVURL_DATABASE_URL"}).size(), 1u);  // named whole: the user's choice
 }
 
+// Credentials in values under names no rule knows: an Azure connection string, a webhook URL with
+// its secret in the path, a JDBC URL's password, a SAS URL's signature, a Stripe or GitHub token.
+// Beside a remote a prefix pattern would publish them.
+TEST(MatchingEnvironment, ValuesHoldingCredentialsAreSecretsWhateverTheName) {
+  ::setenv("ENVVAL_STORAGE", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=abc==;EndpointSuffix=x", 1);
+  ::setenv("ENVVAL_HOOK", "https://hooks.slack.com/services/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", 1);
+  ::setenv("ENVVAL_JDBC", "jdbc:postgresql://db/x?user=app&password=pw", 1);
+  ::setenv("ENVVAL_BLOB", "https://acct.blob.core.windows.net/c/f?sv=2020&sig=abc%3D", 1);
+  ::setenv("ENVVAL_STRIPE", "sk_live_51H8abcdEFGH", 1);
+  ::setenv("ENVVAL_GH", "ghp_0123456789abcdef", 1);
+  // Codegen-looking values stay keyed: a level, a path, a version URL, a flag list.
+  ::setenv("ENVVAL_LEVEL", "3", 1);
+  ::setenv("ENVVAL_PATH", "/opt/pocl/lib/kernel-x86_64-pc-linux-gnu-haswell.bc", 1);
+  ::setenv("ENVVAL_MIRROR", "https://deb.debian.org/debian/pool/main/p/pocl/v5.0-2", 1);
+  ::setenv("ENVVAL_FLAGS", "-cl-fast-relaxed-math -DWIDTH=16", 1);
+  std::vector<std::string> found;
+  for (const auto& [name, value] : matching_environment({"ENVVAL_*"})) found.push_back(name);
+  EXPECT_EQ(found, (std::vector<std::string>{"ENVVAL_FLAGS", "ENVVAL_LEVEL", "ENVVAL_MIRROR", "ENVVAL_PATH"}));
+  EXPECT_EQ(matching_environment({"ENVVAL_HOOK"}).size(), 1u);  // named whole: the user's choice
+}
+
 }  // namespace
 }  // namespace jitcache
