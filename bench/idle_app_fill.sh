@@ -2,8 +2,9 @@
 # Issue 39 on the lent machine: does the cache fill on a busy machine while another app of the
 # cache runs on idle (a server that built at its start, a rank waiting in MPI)? Per rep, on a pair
 # of CPUs of its own (2-3, 4-5, ...) that BENCH_BUSY CPU-bound loops (default 2) keep busy: an idle
-# app at work (a process holding <cache>/locks/apps.running shared, the lock every app under
-# jitcache holds for its life, and sleeping), then the example run cold under jitcache, then the
+# app at work (a process holding a POSIX lock on a file of its own in <cache>/locks/apps/, as every
+# app under jitcache does for its life, and sleeping; builds before issue 51 looked for a shared
+# flock on locks/apps.running instead), then the example run cold under jitcache, then the
 # seconds until the helper has stored both programs, polled without `jitcache wait` (which would
 # raise the helper's priority), up to BENCH_LIMIT s (default 300). Variants alternate over the pairs:
 #   BENCH_VARIANTS="new=/abs/build old=/abs/build" BENCH_PAIRS=6   (folders as bench/busy_fill.sh's)
@@ -23,9 +24,10 @@ seconds() { printf '%d.%03d' $(( $1 / 1000000000 )) $(( $1 / 1000000 % 1000 )); 
 
 one_rep() {  # name build cpus rep
   local name=$1 build=$2 cpus=$3 rep=$4 dir=$work/rep-$4
-  mkdir -m 700 -p "$dir/cache/locks"
-  python3 -c 'import fcntl, sys, time
-f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_SH); time.sleep(1e6)' "$dir/cache/locks/apps.running" &
+  mkdir -m 700 -p "$dir/cache/locks/apps" "$dir/cache/tmp"
+  python3 -c 'import fcntl, os, sys, time
+temp, name = sys.argv[1] + "/tmp/idle.app", "%s/locks/apps/%d-0-0.app" % (sys.argv[1], os.getpid())
+f = open(temp, "w"); fcntl.lockf(f, fcntl.LOCK_EX); os.rename(temp, name); time.sleep(1e6)' "$dir/cache" &
   local idle=$!
   local start end
   start=$(date +%s%N)

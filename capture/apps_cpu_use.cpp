@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
-#include <set>
 #include <sstream>
 #include <string>
-#include <string_view>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -32,38 +29,6 @@ Read read_proc(const std::string& path, std::string* text, std::size_t cap) {
   const bool failed = got < 0;
   ::close(fd);
   return failed ? Read::failed : Read::ok;
-}
-
-template <typename Number>
-bool parse(std::string_view text, Number* value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-// The pids holding a lock on the file `identity`: lines such as
-//   "1: FLOCK  ADVISORY  READ 9959 fe:00:10953848 0 EOF"
-// (a blocked request reads "1: -> FLOCK ..." and holds nothing). Nothing when the list cannot be
-// read, or a holder's pid cannot be seen from here (0 in another pid namespace, -1 for OFD locks).
-std::optional<std::set<pid_t>> holders_of(std::uint64_t identity) {
-  std::string text;
-  if (read_proc("/proc/locks", &text, 1 << 22) != Read::ok) return std::nullopt;
-  std::set<pid_t> holders;
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line)) {
-    std::istringstream fields(line);
-    std::string number, kind, mode, access, pid, file;
-    if (!(fields >> number >> kind >> mode >> access >> pid >> file) || kind == "->") continue;
-    std::uint64_t inode = 0;
-    const std::size_t colon = file.rfind(':');
-    if (colon == std::string::npos || !parse(std::string_view(file).substr(colon + 1), &inode) || inode != identity) {
-      continue;
-    }
-    pid_t holder = 0;
-    if (!parse(pid, &holder) || holder <= 0) return std::nullopt;
-    holders.insert(holder);
-  }
-  return holders;
 }
 
 // The fields of a /proc stat file from the third on (state, ppid, ...), after the command name's
@@ -109,11 +74,12 @@ bool a_thread_runs(pid_t pid) {
 
 }  // namespace
 
-std::optional<AppsCpuUse::Sample> AppsCpuUse::take(std::uint64_t lock_identity) {
-  const std::optional<std::set<pid_t>> holders = holders_of(lock_identity);
-  if (!holders || holders->empty()) return std::nullopt;
+std::optional<AppsCpuUse::Sample> AppsCpuUse::take(const std::vector<std::int64_t>& apps) {
+  if (apps.empty()) return std::nullopt;
   Sample sample{std::chrono::steady_clock::now(), {}};
-  for (pid_t pid : *holders) {
+  for (std::int64_t app : apps) {
+    if (app <= 0) return std::nullopt;  // its pid cannot be seen from here
+    const pid_t pid = static_cast<pid_t>(app);
     std::uint64_t ticks = 0;
     const Read read = cpu_ticks(pid, &ticks);
     if (read == Read::failed) return std::nullopt;
@@ -135,8 +101,8 @@ bool AppsCpuUse::started_since_last(const Sample& now) const {
                      [&](const auto& app) { return !last_->cpu_ticks.count(app.first); });
 }
 
-bool AppsCpuUse::busy(std::uint64_t lock_identity) {
-  std::optional<Sample> now = take(lock_identity);
+bool AppsCpuUse::busy(const std::vector<std::int64_t>& apps) {
+  std::optional<Sample> now = take(apps);
   if (!now) {
     last_.reset();
     return busy_ = true;

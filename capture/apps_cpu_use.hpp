@@ -2,14 +2,15 @@
 // apps of its cache so that they keep their CPU. One that sits idle while it runs on (a server
 // that built at its start, an MPI rank blocked in a collective) needs none, and deferring to it
 // starved the helper on a machine busy with other work: the cache did not fill until that app
-// exited. The apps are the holders of <root>/locks/apps.running (their shared flocks, with their
-// pids, in /proc/locks); their CPU time is in /proc/<pid>/stat.
+// exited. The store names the apps (DiskStore::apps_at_work: the holders of their own lock files);
+// their CPU time is in /proc/<pid>/stat.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include <sys/types.h>
 
@@ -17,15 +18,15 @@ namespace jitcache {
 
 class AppsCpuUse {
  public:
-  // Whether a holder of the lock file whose inode is `lock_identity` used a tenth of a CPU or more
-  // since the last look (at least 200 ms before; a shorter span keeps the last answer). True at
-  // once for a holder that has appeared since the last look, whenever that was: an app starting
-  // builds. With no look before, or none in the last second, whether a thread of one runs or waits
-  // for a CPU this instant (a first look must not make the helper wait). Also true where that
-  // cannot be told (no /proc/locks, a holder in another pid namespace, none listed): the helper
+  // Whether one of the apps at work, `apps` (their pids: DiskStore::apps_at_work), used a tenth of
+  // a CPU or more since the last look (at least 200 ms before; a shorter span keeps the last
+  // answer). True at once for an app that has appeared since the last look, whenever that was: an
+  // app starting builds. With no look before, or none in the last second, whether a thread of one
+  // runs or waits for a CPU this instant (a first look must not make the helper wait). Also true
+  // where that cannot be told (none named, an app in another pid namespace, no /proc): the helper
   // then defers, as it did to any app at work.
-  bool busy(std::uint64_t lock_identity);
-  // No app holds the lock now (the store said so): one that holds it at a later look started since.
+  bool busy(const std::vector<std::int64_t>& apps);
+  // No app is at work now (the store said so): one that holds it at a later look started since.
   void none_at_work();
 
  private:
@@ -33,7 +34,7 @@ class AppsCpuUse {
     std::chrono::steady_clock::time_point at;
     std::map<pid_t, std::uint64_t> cpu_ticks;  // per holder: user + system time, in clock ticks
   };
-  static std::optional<Sample> take(std::uint64_t lock_identity);
+  static std::optional<Sample> take(const std::vector<std::int64_t>& apps);
   bool busy_since_last(const Sample& now) const;
   bool started_since_last(const Sample& now) const;
 

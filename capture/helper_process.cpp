@@ -408,8 +408,7 @@ class Helper {
   }
 
   bool an_app_at_work() {
-    std::uint64_t apps_lock = 0;
-    if (store_.apps_running(&apps_lock)) return apps_cpu_use_.busy(apps_lock);
+    if (const std::vector<std::int64_t> apps = store_.apps_at_work(); !apps.empty()) return apps_cpu_use_.busy(apps);
     apps_cpu_use_.none_at_work();
     return false;
   }

@@ -203,6 +203,29 @@ class FileLock {
   File file_;  // closing it releases the lock
 };
 
+// A lock that belongs to the process that took it, on a file of its own (a POSIX record lock on
+// the whole file): let go when the process ends, never shared with a child. Unlike FileLock, who
+// holds it can be asked of the file itself, at the cost of one open, without reading the system's
+// lock table, and the answer cannot be spoofed by locks on other files.
+class ProcessLock {
+ public:
+  // Creates `temp` below `dir`, locks it, then renames it to `name` (the same file system): a file
+  // at `name` that nobody holds is one whose holder has ended, never one about to be locked.
+  static std::error_code create(const Dir& dir, const std::filesystem::path& temp, const std::filesystem::path& name,
+                                ProcessLock* lock);
+  // Who holds the lock on `relative` (a regular, trusted file): its pid as this process sees it; 0
+  // when nobody does; kHolderNotVisible when a process does whose pid this one cannot see (another
+  // pid namespace; on Windows, any). This process's own locks read as nobody's: never ask of a file
+  // of its own (on POSIX, closing any descriptor of a file lets go of the process's lock on it).
+  static constexpr std::int64_t kHolderNotVisible = -1;
+  static std::error_code holder(const Dir& dir, const std::filesystem::path& relative, std::int64_t* pid);
+  bool held() const { return file_.is_open(); }
+
+ private:
+  static std::error_code lock_whole(const File& file);  // the platform's part: a try, no wait
+  File file_;  // closing it releases the lock
+};
+
 }  // namespace jitcache::fileops
 
 template <>

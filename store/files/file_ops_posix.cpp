@@ -719,4 +719,36 @@ std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, F
   }
 }
 
+namespace {
+
+// The whole file, however long it grows.
+struct flock whole_file(short type) {
+  struct flock region {};
+  region.l_type = type;
+  region.l_whence = SEEK_SET;
+  return region;
+}
+
+}  // namespace
+
+std::error_code ProcessLock::lock_whole(const File& file) {
+  struct flock region = whole_file(F_WRLCK);
+  if (::fcntl(fd_of(file.native_handle()), F_SETLK, &region) != 0) return last_error();
+  return {};
+}
+
+std::error_code ProcessLock::holder(const Dir& dir, const std::filesystem::path& relative, std::int64_t* pid) {
+  File file;
+  if (auto error = File::open_read(dir, relative, &file, 0)) return error;
+  struct flock region = whole_file(F_WRLCK);
+  if (::fcntl(fd_of(file.native_handle()), F_GETLK, &region) != 0) return last_error();
+  // A pid the kernel cannot translate into this process's namespace reads 0 (-1 for an OFD lock).
+  if (region.l_type == F_UNLCK) {
+    *pid = 0;
+  } else {
+    *pid = region.l_pid > 0 ? region.l_pid : kHolderNotVisible;
+  }
+  return {};
+}
+
 }  // namespace jitcache::fileops

@@ -46,6 +46,14 @@ std::error_code last_error() { return to_error(GetLastError()); }
 
 HANDLE handle_of(std::intptr_t handle) { return reinterpret_cast<HANDLE>(handle); }
 
+// Windows byte-range locks are mandatory: a lock takes one byte far past any data so that the lock
+// file stays readable and writable by everyone while it is held.
+OVERLAPPED far_byte() {
+  OVERLAPPED region{};
+  region.OffsetHigh = 0x40000000;
+  return region;
+}
+
 std::int64_t to_unix_ns(const FILETIME& time) {
   const std::uint64_t ticks = (static_cast<std::uint64_t>(time.dwHighDateTime) << 32) | time.dwLowDateTime;
   return static_cast<std::int64_t>(ticks - kTicksFrom1601To1970) * 100;
@@ -458,10 +466,7 @@ std::error_code FileLock::adopt(std::intptr_t, FileLock*) {
 }
 
 std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, FileLock* lock, bool shared) {
-  // Windows byte-range locks are mandatory: lock one byte far past any data so that the lock
-  // file stays readable and writable by everyone while it is held.
-  OVERLAPPED region{};
-  region.OffsetHigh = 0x40000000;
+  OVERLAPPED region = far_byte();
   // Poll with a growing pause: a stopped or hung holder must not stall the app beyond `wait`.
   const auto deadline = std::chrono::steady_clock::now() + wait;
   auto pause = std::chrono::microseconds(50);
@@ -478,6 +483,34 @@ std::error_code FileLock::lock_file(File file, std::chrono::milliseconds wait, F
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(5));
   }
+}
+
+
+// No capture helper runs on Windows, so nobody asks for a holder's pid: the lock is FileLock's
+// exclusive byte far past any data, and a holder reads as one this process cannot see.
+
+std::error_code ProcessLock::lock_whole(const File& file) {
+  OVERLAPPED region = far_byte();
+  if (!LockFileEx(handle_of(file.native_handle()), LOCKFILE_EXCLUSIVE_LOCK | LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &region)) {
+    return last_error();
+  }
+  return {};
+}
+
+std::error_code ProcessLock::holder(const Dir& dir, const std::filesystem::path& relative, std::int64_t* pid) {
+  File file;
+  if (auto error = File::open_read(dir, relative, &file, 0)) return error;
+  OVERLAPPED region = far_byte();
+  if (LockFileEx(handle_of(file.native_handle()), LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, &region)) {
+    region = far_byte();
+    (void)UnlockFileEx(handle_of(file.native_handle()), 0, 1, 0, &region);
+    *pid = 0;
+    return {};
+  }
+  const DWORD code = GetLastError();
+  if (code != ERROR_LOCK_VIOLATION && code != ERROR_IO_PENDING) return to_error(code);
+  *pid = kHolderNotVisible;
+  return {};
 }
 
 }  // namespace jitcache::fileops

@@ -134,13 +134,15 @@ class DiskStore {
   std::size_t wait_for_captures(std::chrono::milliseconds wait,
                                 const std::function<void(std::size_t)>& progress = nullptr) const;
 
-  // Apps at work on this store (issue 39): a process that builds through the shim holds a shared
-  // lock on <root>/locks/apps.running for as long as the store is open (its life); a capture
-  // helper runs behind them, and at full priority when none is left. Best effort: a moment's try.
+  // Apps at work on this store: a process that builds through the shim locks a file of its own in
+  // <root>/locks/apps/ for as long as the store is open (its life), and removes the files there of
+  // apps that ended; a capture helper runs behind them, and at full priority when none is left.
+  // Best effort.
   void announce_app();
-  // Whether some process holds that lock now (another process than this one, for a helper); then
-  // `lock_identity`, when given, is the lock file's inode (its holders: capture/apps_cpu_use.hpp).
-  bool apps_running(std::uint64_t* lock_identity = nullptr) const;
+  // The apps at work now, other processes than this one: the pid of each as this process sees it
+  // (fileops::ProcessLock::kHolderNotVisible where it cannot). One open per app file, whatever
+  // locks the rest of the system holds.
+  std::vector<std::int64_t> apps_at_work() const;
 
   // Recorded inputs (store/local/store_layout.hpp): stores `record` under its own XXH3-128 unless a
   // record of that name is there already (then only refreshes its mtime). Counted in the size.

@@ -50,7 +50,7 @@ struct DiskStore::Impl {
   store_detail::StoreLayout layout;
   StoreLimits limits;
   std::atomic<bool> tag_written{false};  // CACHEDIR.TAG: written by the first save, not at open
-  fileops::FileLock app_presence;        // announce_app's shared lock, held for the store's life
+  fileops::ProcessLock app_presence;     // announce_app's lock on its own file, held for the store's life
 
   std::error_code begin_ledger(std::chrono::milliseconds wait,
                                std::optional<store_detail::SizeLedger>* ledger) const {

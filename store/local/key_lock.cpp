@@ -249,23 +249,6 @@ DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) con
   return progress;
 }
 
-void DiskStore::announce_app() {
-  const auto& layout = impl_->layout;
-  if (impl_->limits.read_only || impl_->app_presence.held() || layout.dir().make_dir(layout.locks_dir())) return;
-  (void)fileops::FileLock::acquire_shared(layout.dir(), layout.apps_running(), std::chrono::milliseconds(10),
-                                          &impl_->app_presence);
-}
-
-bool DiskStore::apps_running(std::uint64_t* lock_identity) const {
-  const auto& layout = impl_->layout;
-  fileops::FileInfo info;
-  if (layout.dir().stat(layout.apps_running(), &info) || info.kind != fileops::FileKind::regular) return false;
-  if (lock_identity) *lock_identity = info.identity;
-  fileops::FileLock probe;  // let go at once: an app announcing itself meanwhile waits that long at most
-  return fileops::FileLock::acquire(layout.dir(), layout.apps_running(), std::chrono::milliseconds(0), &probe) ==
-         std::errc::resource_unavailable_try_again;
-}
-
 std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }
 
 std::vector<Digest128> DiskStore::capture_keys_in_flight() const {

@@ -67,8 +67,8 @@ class StoreLayout {
   // Held by whoever owes the key's entry to the store (an app that handed it to its capture
   // helper, then the helper) until it is stored or given up: a capture in flight.
   std::filesystem::path key_capture(const Digest128& key) const { return locks_dir() / (key.hex() + ".capture"); }
-  // Held shared by every app process at work on this store (DiskStore::announce_app).
-  std::filesystem::path apps_running() const { return locks_dir() / "apps.running"; }
+  // One file per app process at work on this store, each locked by its app (DiskStore::announce_app).
+  std::filesystem::path apps_dir() const { return locks_dir() / "apps"; }
 
   EntryPaths entry(const Digest128& key) const;
   // <root>/quarantine/<key>.<when_ns>.<extension>

@@ -2,9 +2,11 @@
 // at a time (also across processes), a bounded wait, no lock files left behind, and a holder that
 // dies releases it.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -13,12 +15,14 @@
 
 #include <gtest/gtest.h>
 
+#include "../child_processes.hpp"
 #include "store/local/disk_store.hpp"
 
 namespace jitcache {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ChildProcess;
 
 class KeyLockTest : public ::testing::Test {
  protected:
@@ -242,30 +246,67 @@ TEST_F(KeyLockTest, AStartedCaptureMarkerNamesItsWorkerAndNothingOddIsBelieved) 
   EXPECT_TRUE(store_->capture_progress(kKey).worker);
 }
 
-// Issue 39: an app at work on the store holds apps.running shared for as long as its store is
-// open; several apps at once, and none once they have gone (however they ended).
+// A child process that announces itself as an app at work on the store at `root`, then waits to
+// be told to end (its store closed as an app's is at exit) or is killed.
+std::unique_ptr<ChildProcess> app_process(const fs::path& root, bool read_only = false) {
+  return std::make_unique<ChildProcess>([&](const ChildProcess& child) {
+    StoreLimits limits;
+    limits.read_only = read_only;
+    std::unique_ptr<DiskStore> store = DiskStore::open(root, limits, nullptr);
+    if (!store) return;
+    store->announce_app();
+    child.ready();
+    child.wait_for_end();
+  });
+}
+
+// An app at work on the store locks a file of its own in locks/apps/ for as long as its store is
+// open: several apps at once, each named by its pid, and none once they have gone (however they
+// ended); the next app to announce itself removes the files of those that ended.
 TEST_F(KeyLockTest, AppsAtWorkAreSeenWhileTheyHoldTheirStoreAndNotAfter) {
-  EXPECT_FALSE(store_->apps_running()) << "none yet";
-  auto first = open(false), second = open(false);
-  first->announce_app();
-  second->announce_app();
-  EXPECT_TRUE(store_->apps_running());
-  first.reset();
-  EXPECT_TRUE(store_->apps_running()) << "the second is still at work";
-  second.reset();
-  EXPECT_FALSE(store_->apps_running());
-  const pid_t child = ::fork();
-  if (child == 0) {
-    auto app = open(false);
-    app->announce_app();
-    ::raise(SIGKILL);  // dies at work: no destructor runs
-  }
-  int status = 0;
-  ASSERT_EQ(::waitpid(child, &status, 0), child);
-  EXPECT_FALSE(store_->apps_running()) << "an app that died is not at work";
-  auto read_only = open(true);
-  read_only->announce_app();
-  EXPECT_FALSE(store_->apps_running()) << "a read-only store is never written to";
+  const auto sorted = [](std::vector<std::int64_t> pids) {
+    std::sort(pids.begin(), pids.end());
+    return pids;
+  };
+  const fs::path apps = root_ / "cache" / "locks" / "apps";
+  const auto files = [&] { return std::distance(fs::directory_iterator(apps), fs::directory_iterator()); };
+  EXPECT_TRUE(store_->apps_at_work().empty()) << "none yet";
+  auto first = app_process(root_ / "cache"), second = app_process(root_ / "cache");
+  ASSERT_TRUE(first->started() && second->started());
+  EXPECT_EQ(sorted(store_->apps_at_work()), sorted({first->pid(), second->pid()}));
+  const std::int64_t second_pid = second->pid();
+  first->end();
+  EXPECT_EQ(store_->apps_at_work(), std::vector<std::int64_t>({second_pid})) << "the second is still at work";
+  second->end(SIGKILL);
+  EXPECT_TRUE(store_->apps_at_work().empty()) << "an app that died is not at work";
+  EXPECT_EQ(files(), 2) << "the files of both stay, unlocked";
+  auto third = app_process(root_ / "cache");
+  ASSERT_TRUE(third->started());
+  EXPECT_EQ(store_->apps_at_work(), std::vector<std::int64_t>({third->pid()}));
+  EXPECT_EQ(files(), 1) << "the next app removed them";
+  third->end();
+  auto read_only = app_process(root_ / "cache", /*read_only=*/true);
+  ASSERT_TRUE(read_only->started());
+  EXPECT_TRUE(store_->apps_at_work().empty()) << "a read-only store is never written to";
+}
+
+// A helper is never an app of its own: this process's announcement is not named to it (nor can it
+// be asked of: closing a descriptor of its file would let go of its lock). What is in locks/apps/
+// that no app holds, whatever it is, is no app either, and asking costs no wait.
+TEST_F(KeyLockTest, OnlyOtherProcessesHoldingTheirOwnFilesAreAppsAtWork) {
+  auto own = open(false);
+  own->announce_app();
+  const fs::path apps = root_ / "cache" / "locks" / "apps";
+  ASSERT_EQ(std::distance(fs::directory_iterator(apps), fs::directory_iterator()), 1);
+  EXPECT_TRUE(store_->apps_at_work().empty());
+  ASSERT_EQ(::mkfifo((apps / "1-2-3.app").c_str(), 0600), 0);
+  std::ofstream(apps / "4-5-6.app") << "";
+  fs::create_symlink(apps / "4-5-6.app", apps / "7-8-9.app");
+  EXPECT_TRUE(store_->apps_at_work().empty());
+  auto app = app_process(root_ / "cache");
+  ASSERT_TRUE(app->started());
+  EXPECT_EQ(store_->apps_at_work(), std::vector<std::int64_t>({app->pid()}));
+  EXPECT_FALSE(fs::exists(apps / "4-5-6.app")) << "a file nobody holds is one whose app ended";
 }
 
 TEST_F(KeyLockTest, AMarkerWhoseOwnerDiedIsNotInFlightAndIsRemoved) {

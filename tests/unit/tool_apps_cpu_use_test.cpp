@@ -1,14 +1,8 @@
 // Tests for AppsCpuUse (capture/apps_cpu_use.hpp), how a capture helper tells the apps of its
-// cache that use the CPU from those that sit idle: real processes holding a real shared flock,
-// found through /proc/locks, their CPU time through /proc/<pid>/stat.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// cache that use the CPU from those that sit idle: real processes announced to a real store
+// (DiskStore::apps_at_work names them), their CPU time through /proc/<pid>/stat.
 #include <chrono>
-#include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -17,46 +11,41 @@
 
 #include <gtest/gtest.h>
 
+#include "../child_processes.hpp"
 #include "capture/apps_cpu_use.hpp"
+#include "store/files/file_ops.hpp"
+#include "store/local/disk_store.hpp"
 
 namespace jitcache::tool {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::ChildProcess;
+using testing::first_cpu;
+using testing::hoard_locks;
+using testing::pin_to;
 
-// A child process holding a shared flock on `path`, as an app at work holds apps.running: it
-// spins, or sits blocked on a pipe, until it is killed.
+// A child process that announces itself as an app at work on the store at `root` (on CPU `cpu`,
+// when given): it spins, or sits blocked, until it is killed.
 class Holder {
  public:
-  Holder(const fs::path& path, bool spin) {
-    int told[2];
-    if (::pipe(told) != 0 || ::pipe(idle_) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0 || ::flock(fd, LOCK_SH) != 0) ::_exit(1);
-      if (::write(told[1], "h", 1) != 1) ::_exit(1);
-      char byte;
-      if (!spin) (void)!::read(idle_[0], &byte, 1);
-      // A volatile write is a side effect: clang may delete a loop without one (C++ lets it assume
-      // every loop ends), and the child then fell through into the parent's code (seen under TSan).
-      volatile unsigned long turns = 0;
-      for (;;) turns = turns + 1;
-    }
-    char byte = 0;
-    ::close(told[1]);
-    holds_ = ::read(told[0], &byte, 1) == 1 && (spin || blocked_within(std::chrono::seconds(10)));
-    ::close(told[0]);
-  }
-  ~Holder() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    ::close(idle_[0]);
-    ::close(idle_[1]);
+  Holder(const fs::path& root, bool spin, int cpu = -1)
+      : child_([&](const ChildProcess& child) {
+          pin_to(cpu);
+          std::unique_ptr<DiskStore> store = DiskStore::open(root, StoreLimits{}, nullptr);
+          if (!store) return;
+          store->announce_app();
+          child.ready();
+          if (!spin) child.wait_for_end();
+          // A volatile write is a side effect: clang may delete a loop without one (C++ lets it
+          // assume every loop ends).
+          volatile unsigned long turns = 0;
+          for (;;) turns = turns + 1;
+        }) {
+    holds_ = child_.started() && (spin || blocked_within(std::chrono::seconds(10)));
   }
   bool holds() const { return holds_; }
+  std::int64_t pid() const { return child_.pid(); }
 
  private:
   // The idle child, once it has said it holds the lock, goes to block on its pipe: until it sleeps
@@ -64,7 +53,7 @@ class Holder {
   bool blocked_within(std::chrono::seconds limit) const {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     while (std::chrono::steady_clock::now() < deadline) {
-      std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+      std::ifstream stat("/proc/" + std::to_string(child_.pid()) + "/stat");
       std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
       const std::size_t name_end = text.rfind(')');
       if (name_end != std::string::npos && text.compare(name_end + 1, 3, " S ") == 0) return true;
@@ -73,66 +62,61 @@ class Holder {
     return false;
   }
 
-  pid_t pid_ = -1;
-  int idle_[2] = {-1, -1};
+  ChildProcess child_;
   bool holds_ = false;
 };
 
 class AppsCpuUseTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (::access("/proc/locks", R_OK) != 0) GTEST_SKIP() << "no /proc/locks here";
     char pattern[] = "/tmp/jitcache-apps-cpu-XXXXXX";
     ASSERT_TRUE(::mkdtemp(pattern));
     root_ = pattern;
-    lock_ = root_ / "apps.running";
-    const int fd = ::open(lock_.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
-    ASSERT_GE(fd, 0);
-    ::close(fd);
-    struct stat info {};
-    ASSERT_EQ(::stat(lock_.c_str(), &info), 0);
-    identity_ = info.st_ino;
+    store_ = DiskStore::open(root_ / "cache", StoreLimits{}, nullptr);
+    ASSERT_TRUE(store_);
   }
   void TearDown() override {
     if (!root_.empty()) fs::remove_all(root_);
   }
+  fs::path cache() const { return root_ / "cache"; }
+  std::vector<std::int64_t> at_work() const { return store_->apps_at_work(); }
 
-  fs::path root_, lock_;
-  std::uint64_t identity_ = 0;
+  fs::path root_;
+  std::unique_ptr<DiskStore> store_;
 };
 
 TEST_F(AppsCpuUseTest, AnAppThatSitsIdleIsNotBusy) {
-  Holder idle(lock_, /*spin=*/false);
+  Holder idle(cache(), /*spin=*/false);
   ASSERT_TRUE(idle.holds());
   AppsCpuUse apps;
-  EXPECT_FALSE(apps.busy(identity_)) << "blocked on a pipe, it uses no CPU";
+  EXPECT_FALSE(apps.busy(at_work())) << "blocked on a pipe, it uses no CPU";
 }
 
 TEST_F(AppsCpuUseTest, AnAppThatUsesTheCpuIsBusyBesideAnIdleOne) {
-  Holder idle(lock_, /*spin=*/false);
-  Holder spinning(lock_, /*spin=*/true);
+  Holder idle(cache(), /*spin=*/false);
+  Holder spinning(cache(), /*spin=*/true);
   ASSERT_TRUE(idle.holds());
   ASSERT_TRUE(spinning.holds());
   AppsCpuUse apps;
-  EXPECT_TRUE(apps.busy(identity_));
+  EXPECT_TRUE(apps.busy(at_work()));
 }
 
 // Issue 39: the run started as the one before exits builds at once and lasts a few hundred ms; a
 // helper at full priority beside no app at work looks every 25 ms whether one has started. A look
 // under 200 ms after the last one keeps the last answer, but not for an app that appeared since.
 TEST_F(AppsCpuUseTest, AnAppThatStartsBetweenTwoLooksIsBusyAtOnce) {
-  Holder idle(lock_, /*spin=*/false);
+  Holder idle(cache(), /*spin=*/false);
   ASSERT_TRUE(idle.holds());
   AppsCpuUse apps;
-  ASSERT_FALSE(apps.busy(identity_));
-  Holder started(lock_, /*spin=*/false);  // new is what counts, until its CPU time is measured
+  ASSERT_FALSE(apps.busy(at_work()));
+  Holder started(cache(), /*spin=*/false);  // new is what counts, until its CPU time is measured
   ASSERT_TRUE(started.holds());
-  EXPECT_TRUE(apps.busy(identity_));
+  EXPECT_TRUE(apps.busy(at_work()));
   // Measured over a full span, one that uses no CPU is not busy: the answer does not stick.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   bool went_idle = false;
   while (!went_idle && std::chrono::steady_clock::now() < deadline) {
-    went_idle = !apps.busy(identity_);
+    went_idle = !apps.busy(at_work());
     if (!went_idle) std::this_thread::sleep_for(std::chrono::milliseconds(25));  // the helper's pace
   }
   EXPECT_TRUE(went_idle);
@@ -143,15 +127,29 @@ TEST_F(AppsCpuUseTest, AnAppThatStartsBetweenTwoLooksIsBusyAtOnce) {
 TEST_F(AppsCpuUseTest, AnAppThatStartsWhereNoneRanIsBusyAtOnce) {
   AppsCpuUse apps;
   apps.none_at_work();
-  Holder started(lock_, /*spin=*/false);
+  Holder started(cache(), /*spin=*/false);
   ASSERT_TRUE(started.holds());
-  EXPECT_TRUE(apps.busy(identity_));
+  EXPECT_TRUE(apps.busy(at_work()));
+}
+
+// Another user's locks say nothing about the apps of this cache and cost the helper nothing: with
+// 120 000 of them taken after an idle app's, on the CPU where it took its own, the helper found
+// that app no more (it read /proc/locks only so far) and waited behind it at nice 19 for ever.
+TEST_F(AppsCpuUseTest, AnIdleAppIsNotBusyWhateverLocksOtherProcessesHold) {
+  const int cpu = first_cpu();
+  Holder idle(cache(), /*spin=*/false, cpu);
+  ASSERT_TRUE(idle.holds());
+  ChildProcess hoarder([&](const ChildProcess& child) { hoard_locks(child, root_, 120000, cpu); });
+  ASSERT_TRUE(hoarder.started());
+  EXPECT_EQ(at_work(), std::vector<std::int64_t>({idle.pid()}));
+  AppsCpuUse apps;
+  EXPECT_FALSE(apps.busy(at_work())) << "blocked on a pipe, it uses no CPU";
 }
 
 TEST_F(AppsCpuUseTest, WhatCannotBeToldIsTakenAsBusy) {
   AppsCpuUse apps;
-  EXPECT_TRUE(apps.busy(identity_)) << "the store saw an app at work, /proc/locks lists none";
-  EXPECT_TRUE(apps.busy(0)) << "no file";
+  EXPECT_TRUE(apps.busy({})) << "the store saw an app at work, then named none";
+  EXPECT_TRUE(apps.busy({fileops::ProcessLock::kHolderNotVisible})) << "in another pid namespace";
 }
 
 }  // namespace
