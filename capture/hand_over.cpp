@@ -211,15 +211,16 @@ std::string find_helper_binary() {
       if (std::filesystem::exists(candidate, error)) candidates.push_back(candidate.lexically_normal());
     }
   }
-  std::string first_refusal;
+  // Each refused candidate with its own reason: the one the user meant may not be the first.
+  std::string refusals;
   for (const std::filesystem::path& candidate : candidates) {
     std::string why;
     std::optional<std::filesystem::path> trusted = resolve_trusted_file(candidate, &why);
     if (trusted && ::access(trusted->c_str(), X_OK) == 0) return trusted->string();
-    if (first_refusal.empty()) first_refusal = trusted ? candidate.string() + " is not executable" : why;
+    refusals += (refusals.empty() ? "" : "; ") + (trusted ? candidate.string() + " is not executable" : why);
   }
-  if (!first_refusal.empty()) {
-    log_warning("capture helper refused: " + first_refusal + "; builds are captured in the app, or not at all "
+  if (!refusals.empty()) {
+    log_warning("capture helper refused: " + refusals + "; builds are captured in the app, or not at all "
                 "with capture = helper (docs/reliability.md, \"Trust model\")");
   }
   return {};

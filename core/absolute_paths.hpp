@@ -1,5 +1,5 @@
-// Paths in settings are made absolute once, against the working directory the process started in
-// (issue 28.4): an app that changes directory keeps its cache, traces, packs and keys, and the
+// Paths in settings are made absolute once, against the working directory the process started in:
+// an app that changes directory keeps its cache, traces, packs and keys, and the
 // capture helpers it starts (which inherit its environment) get the same absolute paths.
 #pragma once
 

@@ -40,7 +40,7 @@ std::string executable_path() { return platform::executable_path(); }
 
 // Programs whose text expands to something different on every build cannot be cached.
 // Found by the rarer capitals first: OpenCL C is full of '_' (__kernel, __global), and a search
-// that starts at every '_' cost a 100 KiB memory hit 10 µs per macro.
+// that starts at every '_' costs a large memory hit more than the hit itself.
 bool mentions(std::string_view source, std::string_view macro) {
   const std::string_view tail = macro.substr(2);  // "__DATE__" -> "DATE__"
   for (std::size_t at = source.find(tail); at != std::string_view::npos; at = source.find(tail, at + 1)) {
@@ -347,7 +347,7 @@ bool Engine::find_in_packs(Lookup& lookup) {
   lookup.timings.lookup_us += reading.elapsed_us();
   switch (found.result.status) {
     case LoadStatus::hit:
-      lookup.hit_in("pack", std::move(found.result.binary), std::move(found.result.sidecar),
+      lookup.hit_in(Tier::pack, std::move(found.result.binary), std::move(found.result.sidecar),
                     std::move(found.result.answers));
       lookup.pack = found.pack.string();
       return true;
@@ -368,7 +368,7 @@ bool Engine::find_on_disk(Lookup& lookup) {
   lookup.timings.lookup_us += reading.elapsed_us();
   switch (loaded.status) {
     case LoadStatus::hit:
-      lookup.hit_in("disk", std::move(loaded.binary), std::move(loaded.sidecar), std::move(loaded.answers));
+      lookup.hit_in(Tier::disk, std::move(loaded.binary), std::move(loaded.sidecar), std::move(loaded.answers));
       lookup.reason.clear();  // what an earlier look found (a corrupt entry another process has replaced since)
       return true;
     case LoadStatus::corrupt:
@@ -461,10 +461,10 @@ void Engine::forget_scope(MemoryScope scope) { memory_.erase_scope(scope); }
 
 void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   lookup.timings.load_us = load_us;
-  count(lookup.tier == "memory"   ? counter::hit_memory
-        : lookup.tier == "remote" ? counter::hit_remote
-        : lookup.tier == "pack"   ? counter::hit_pack
-                                  : counter::hit_disk);
+  count(lookup.tier == Tier::memory   ? counter::hit_memory
+        : lookup.tier == Tier::remote ? counter::hit_remote
+        : lookup.tier == Tier::pack   ? counter::hit_pack
+                                      : counter::hit_disk);
   count_entry_hit(lookup.key.key.hex());
   std::int64_t compile_us = lookup.sidecar.value("compile_time_us", std::int64_t{0});
   count(counter::time_saved_us, std::max<std::int64_t>(0, compile_us - static_cast<std::int64_t>(load_us)));
@@ -477,13 +477,13 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
     lookup.claim->publish(std::move(outcome));
     // A remote hit keeps the build lock until it is on disk: this machine's other processes,
     // waiting for that lock, then find it there instead of asking the remote again.
-    if (lookup.tier != "remote") lookup.claim.reset();
+    if (lookup.tier != Tier::remote) lookup.claim.reset();
   }
   // Waking the writer costs a hit more than the rest of a memory hit: only when there is work.
-  if (lookup.tier != "remote" && !settings_.trace) return;
+  if (lookup.tier != Tier::remote && !settings_.trace) return;
   auto finished = std::make_shared<Lookup>(std::move(lookup));
   BackgroundWriter::instance().post([this, finished] {
-    if (finished->tier == "remote") {
+    if (finished->tier == Tier::remote) {
       Stopwatch storing;
       store_->save(finished->key.key, finished->binary, finished->sidecar);
       finished->timings.store_us = storing.elapsed_us();
@@ -789,7 +789,7 @@ nlohmann::json Engine::trace_record(const Lookup& lookup) const {
       {"components", key["components"]},
       // A capture helper's build is the app's miss captured: "captured", so that nobody counts it twice.
       {"verdict", capture_helper_mark() && lookup.verdict == Verdict::miss ? "captured" : to_string(lookup.verdict)},
-      {"tier", lookup.tier},
+      {"tier", tier_name(lookup.tier)},
       {"pack", lookup.pack},
       {"label", settings_.label},
       {"reason", lookup.reason},

@@ -25,10 +25,21 @@ std::shared_ptr<const std::string> answers_text(const nlohmann::json& answers) {
   return std::make_shared<const std::string>(answers.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
-void Lookup::hit_in(std::string from, std::string entry_binary, nlohmann::json entry_sidecar,
+const char* tier_name(Tier tier) {
+  switch (tier) {
+    case Tier::memory: return "memory";
+    case Tier::pack: return "pack";
+    case Tier::disk: return "disk";
+    case Tier::remote: return "remote";
+    case Tier::none: break;
+  }
+  return "";
+}
+
+void Lookup::hit_in(Tier from, std::string entry_binary, nlohmann::json entry_sidecar,
                     std::shared_ptr<const std::string> entry_answers) {
   verdict = Verdict::hit;
-  tier = std::move(from);
+  tier = from;
   binary = std::move(entry_binary);
   sidecar = std::move(entry_sidecar);
   answers = std::move(entry_answers);
@@ -38,7 +49,7 @@ void Lookup::hit_in_memory(MemoryValue value) {
   memory = std::move(value);
   // With the adapter's object the binary is not needed (a load is skipped); the memory tier keeps
   // no sidecar, only what a hit's trace reads.
-  hit_in("memory", !memory.object && memory.binary ? *memory.binary : std::string(),
+  hit_in(Tier::memory, !memory.object && memory.binary ? *memory.binary : std::string(),
          {{"compile_time_us", memory.compile_us}}, memory.answers);
 }
 }  // namespace jitcache

@@ -115,12 +115,17 @@ struct ServedEntry {
   bool from_pack = false;
 };
 
+// The tier that answered a hit (none: a miss).
+enum class Tier { none, memory, pack, disk, remote };
+// "memory", "pack", "disk", "remote" (traces, counters, messages); "" for none.
+const char* tier_name(Tier tier);
+
 struct Lookup {
   std::shared_ptr<const ProgramInputs> program;
   std::string device;  // human-readable device name, for traces and sidecars
   KeyRecord key;
   Verdict verdict = Verdict::miss;
-  std::string tier;    // "memory", "pack", "disk" or "remote" on a hit
+  Tier tier = Tier::none;
   std::string pack;    // on a pack hit: the pack file that served it
   std::string reason;  // for stale / uncacheable / failed / corrupt misses
   std::string binary;  // the cached binary on a hit (empty on a memory hit with an object)
@@ -146,13 +151,13 @@ struct Lookup {
   Timings timings;
 
   bool hit() const { return verdict == Verdict::hit; }
-  // Answered by `from` ("pack", "disk", "remote"): a hit with the entry's binary, its sidecar (or
+  // Answered by `from` (pack, disk, remote): a hit with the entry's binary, its sidecar (or
   // the fields a hit reads) and its recorded answers (null: read from the sidecar).
-  void hit_in(std::string from, std::string entry_binary, nlohmann::json entry_sidecar,
+  void hit_in(Tier from, std::string entry_binary, nlohmann::json entry_sidecar,
               std::shared_ptr<const std::string> entry_answers);
   // Answered by the memory tier of this scope, or by the thread whose build it waited for.
   void hit_in_memory(MemoryValue value);
-  ServedEntry served() const { return {key.key, scope, tier == "pack"}; }
+  ServedEntry served() const { return {key.key, scope, tier == Tier::pack}; }
 };
 
 }  // namespace jitcache

@@ -249,7 +249,7 @@ void RemoteTier::fetch(Lookup& lookup) {
   }
 
   if (loaded.status == RemoteStatus::ok) {
-    lookup.hit_in("remote", std::move(loaded.binary), std::move(loaded.sidecar), nullptr);
+    lookup.hit_in(Tier::remote, std::move(loaded.binary), std::move(loaded.sidecar), nullptr);
   } else if (loaded.status == RemoteStatus::miss) {
     count(counter::remote_miss);
   }

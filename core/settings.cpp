@@ -295,7 +295,7 @@ std::string redacted_url(std::string_view value) {
 }
 
 // env_keys = '*' keys the whole environment: with a remote, every variable (a proxy, a CI job's
-// credentials under names no rule knows) would go to a server others read (issue 36.6). The bare
+// credentials under names no rule knows) would go to a server others read. The bare
 // '*' is dropped there, with one warning; names and prefixes stay.
 std::string without_bare_star_beside_a_remote(const std::string& patterns, const std::string& remote,
                                               std::vector<std::string>* problems) {

@@ -99,7 +99,7 @@ bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
     answer_log_handle(*call.build_log, std::move(log));
   }
   try {
-    if (result == ZE_RESULT_SUCCESS && lookup.tier != "memory") {
+    if (result == ZE_RESULT_SUCCESS && lookup.tier != Tier::memory) {
       engine.remember(lookup, memory_value(lookup.binary, lookup.sidecar.value("compile_time_us", std::uint64_t{0})));
     }
     if (result == ZE_RESULT_SUCCESS) engine.loaded(lookup, load_us);

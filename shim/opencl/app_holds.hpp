@@ -2,7 +2,7 @@
 // its own calls (create, retain, release) and never read from the driver. CL_*_REFERENCE_COUNT is
 // stale by nature (the spec says so) and counts the driver's holds too: PoCL keeps a kernel for each
 // command still queued, so a count of 1 never comes for a kernel the app released before its
-// queue ran, and a record kept by that count outlived the handle (issue 37).
+// queue ran, and a record kept by that count outlived the handle.
 // An object leaves when the app's count reaches zero, whatever the driver still holds; a create
 // call at a handle starts it afresh (the driver may hand a freed handle out again).
 #pragma once

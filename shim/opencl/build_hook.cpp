@@ -261,7 +261,7 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   for (Lookup& lookup : pending->lookups) {
     if (lookup.hit()) {  // another device missed: this device's entry is rebuilt and replaced
       lookup.verdict = Verdict::miss;
-      lookup.tier.clear();
+      lookup.tier = Tier::none;
       lookup.reason = "another device of the same build missed";
       lookup.binary.clear();
     }

@@ -15,7 +15,7 @@ bool needs_refresh(const Engine& engine, const std::vector<cl_device_id>& device
   if (is_key_parked(lookup.key.key)) return false;
   // A miss while the refresh's store of the key is under way (refresh_again): built like a refresh.
   if (!lookup.hit()) return lookup.verdict == Verdict::miss && take_refresh_again(lookup.key.key);
-  if (lookup.tier != "disk" && lookup.tier != "remote") return false;
+  if (lookup.tier != Tier::disk && lookup.tier != Tier::remote) return false;
   if (!lookup.sidecar.is_object()) return false;
   auto mark = lookup.sidecar.find(kCapturedAfterUseField);
   const bool marked = mark != lookup.sidecar.end() && mark->is_boolean() && mark->get<bool>();
@@ -32,10 +32,10 @@ std::shared_ptr<const std::string> demote_for_refresh(Lookup& lookup) {
   std::shared_ptr<const std::string> earlier;
   if (!lookup.binary.empty()) earlier = std::make_shared<const std::string>(std::move(lookup.binary));
   lookup.verdict = Verdict::miss;
-  lookup.reason = "refresh: the " + lookup.tier +
+  lookup.reason = std::string("refresh: the ") + tier_name(lookup.tier) +
                   " entry was stored before the app used it (without the code the driver generates at the "
                   "first enqueue): rebuilt once, stored when the app is done with it (recapture)";
-  lookup.tier.clear();
+  lookup.tier = Tier::none;
   lookup.binary.clear();
   return earlier;
 }

@@ -32,7 +32,7 @@ cl_program create_program(cl_context context, const RecordedInputs& recorded, cl
 }
 
 // One context per device for the life of the process, never released: PoCL unloads its compiler
-// state (the kernel library, about 400 ms to load again on the 2-core VM) when the last context
+// state (the kernel library, costly to load again) when the last context
 // goes, and a capture helper's worker builds program after program.
 cl_context context_for(cl_device_id id, cl_int* status) {
   static std::mutex mutex;

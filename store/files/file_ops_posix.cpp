@@ -669,27 +669,6 @@ std::error_code Dir::set_mtime(const std::filesystem::path& relative, std::int64
   return {};
 }
 
-std::error_code FileLock::acquire(const Dir& dir, const std::filesystem::path& relative,
-                                  std::chrono::milliseconds wait, FileLock* lock) {
-  File file;
-  if (auto error = File::open_or_create(dir, relative, &file)) return error;
-  return lock_file(std::move(file), wait, lock);
-}
-
-std::error_code FileLock::acquire_shared(const Dir& dir, const std::filesystem::path& relative,
-                                         std::chrono::milliseconds wait, FileLock* lock) {
-  File file;
-  if (auto error = File::open_or_create(dir, relative, &file)) return error;
-  return lock_file(std::move(file), wait, lock, /*shared=*/true);
-}
-
-std::error_code FileLock::acquire(const std::filesystem::path& path, std::chrono::milliseconds wait,
-                                  FileLock* lock) {
-  File file;
-  if (auto error = File::open_or_create(path, &file)) return error;
-  return lock_file(std::move(file), wait, lock);
-}
-
 std::error_code FileLock::adopt(std::intptr_t handle, FileLock* lock) {
   const int fd = fd_of(handle);
   const int flags = ::fcntl(fd, F_GETFD);

@@ -272,7 +272,7 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
   // A settled key's `.wanted` marker goes too, as the key's build lock removes it when let go:
   // under that lock, when nobody holds it. This waiter marks a queued key again just before it
   // waits for it, and a helper may have stored that key (and let its lock go) meanwhile: a
-  // marker left then would pin every later helper at full priority (issue 38).
+  // marker left then would pin every later helper at full priority.
   const auto unmark_wanted = [&](const std::filesystem::path& marker) {
     const std::filesystem::path build_lock = std::filesystem::path(marker).replace_extension(".lock");
     fileops::FileLock lock;

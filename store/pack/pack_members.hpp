@@ -1,4 +1,4 @@
-// Every tar member of a pack, walked from the first block, for `jitcache pack verify` (issue 28.7):
+// Every tar member of a pack, walked from the first block, for `jitcache pack verify`:
 // the reader reaches members only through the index, so a member the index never names (a `../`
 // path, an absolute one, a symlink) would pass unseen, yet `tar xf` of the pack would write it.
 #pragma once

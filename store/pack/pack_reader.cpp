@@ -69,6 +69,16 @@ std::optional<std::size_t> search(const unsigned char* rows, std::size_t count, 
   return std::nullopt;
 }
 
+// The first row whose name is not above the one before it (a name twice, or out of order): the
+// binary search would serve one of two rows of a name, and `pack import` the other.
+std::optional<Digest128> first_unsorted(const unsigned char* rows, std::size_t count, std::size_t stride) {
+  for (std::size_t i = 1; i < count; ++i) {
+    const Digest128 here = decode_key(rows + i * stride);
+    if (!(decode_key(rows + (i - 1) * stride) < here)) return here;
+  }
+  return std::nullopt;
+}
+
 bool read_exact(const fileops::File& file, std::uint64_t offset, std::uint64_t size, std::string* out) {
   return !file.read_at(offset, static_cast<std::size_t>(size), out) && out->size() == size;
 }
@@ -93,7 +103,7 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
   if (auto e = reader->file_.info(&info)) return fail(e.message());
   reader->file_size_ = info.size;
 
-  // Everything that can refuse the pack without its index comes first (issue 28.6): the index's
+  // Everything that can refuse the pack without its index comes first: the index's
   // size against its header and the file, then the signature slot against the trusted keys. A
   // refused pack costs a few blocks, however large an index it claims.
   std::optional<TarMember> index = member_at(reader->file_, 0, kIndexMember, &why);
@@ -158,6 +168,13 @@ std::unique_ptr<PackReader> PackReader::open(const std::filesystem::path& path, 
       return fail("signature does not verify (the pack was changed after signing)");
     }
     reader->signer_ = content->key;
+  }
+  const auto* index_rows = reinterpret_cast<const unsigned char*>(reader->index_.data());
+  if (auto at = first_unsorted(index_rows + header->header_size, header->entry_count, header->record_size)) {
+    return fail("index not sorted at " + at->hex() + " (a key twice or out of order)");
+  }
+  if (auto at = first_unsorted(index_rows + reader->inputs_at_, reader->input_count_, kInputRecordSize)) {
+    return fail("inputs table not sorted at " + at->hex() + " (a digest twice or out of order)");
   }
 
   const std::uint64_t manifest_header = slot_header + kBlock + kSignatureSlot;

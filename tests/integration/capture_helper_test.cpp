@@ -248,7 +248,7 @@ class CaptureHelper : public ::testing::Test {
     const bool run2_built = ::poll(&ready, 1, 120000) == 1;
     std::optional<ChildProcess> hoarder;
     if (hoarded_locks) {
-      hoarder.emplace([&](const ChildProcess& child) { hoard_locks(child, tmp, hoarded_locks, cpu); });
+      hoarder.emplace([&](const ChildProcess& child) { hoard_locks(child, tmp.path(), hoarded_locks, cpu); });
       EXPECT_TRUE(hoarder->started());
     }
     if (run2_built) open_gate();
@@ -903,6 +903,30 @@ TEST_F(CaptureHelper, AProgramPlantedWhereABuildTreeInTmpLooksForItsHelperNeverR
   EXPECT_EQ(occurrences(first.result.err, "capture helper refused: " + planted.string()), 1) << first.result.err;
   EXPECT_EQ(captured_outside(first), 0);
   EXPECT_EQ(entry_files(cache).size(), 2u);  // captured in the app, as without a helper
+}
+
+// Two candidates refused, each for a reason of its own: the warning named only the first one's,
+// so the build tree's own helper (here not executable) looked refused for the planted program.
+TEST_F(CaptureHelper, EachRefusedHelperCandidateIsNamedWithItsOwnReason) {
+  const fs::path shim = tmp / "build" / "shim" / "libjitcache.so";
+  const fs::path planted = tmp / "bin" / "jitcache", own = tmp / "build" / "tools" / "jitcache";
+  fs::create_directories(shim.parent_path());
+  fs::create_directories(planted.parent_path());
+  fs::create_directories(own.parent_path());
+  fs::copy_file(JITCACHE_LIBRARY, shim);
+  write_text(planted, "#!/bin/sh\nexit 0\n");
+  fs::permissions(planted, fs::perms(0755));
+  ASSERT_EQ(::chown(planted.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(::chown(planted.parent_path().c_str(), 65534, 65534), 0);
+  fs::copy_file(JITCACHE_TOOL, own);
+  fs::permissions(own, fs::perms(0644));
+
+  CachedRun first = run_app(example(), {{"LD_PRELOAD", shim.string()}});
+  expect_success(first.result);
+  EXPECT_EQ(occurrences(first.result.err, "jitcache: warning"), 1) << first.result.err;
+  EXPECT_EQ(occurrences(first.result.err, "capture helper refused: " + planted.string()), 1) << first.result.err;
+  EXPECT_EQ(occurrences(first.result.err, own.string() + " is not executable"), 1) << first.result.err;
+  EXPECT_EQ(captured_outside(first), 0);
 }
 
 // A clone built under /tmp (its folders ours, /tmp sticky) runs its own helper: nobody else can

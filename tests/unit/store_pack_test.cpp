@@ -709,6 +709,26 @@ TEST_F(PackTest, TheSignatureCoversTheInputsTable) {
   EXPECT_NE(refusal().find("signature does not verify"), std::string::npos);
 }
 
+// A key written twice in an unsigned index: lookups served the first row's entry while
+// `pack import` kept the last, and only `pack verify` said the index was wrong. Every reader
+// refuses it now, as verify does.
+TEST_F(PackTest, AnIndexNamingAKeyTwiceRefusesThePack) {
+  write(make_entries(3));
+  const Digest128 first = open()->record(0).key;
+  std::string key_bytes(16, '\0');
+  {
+    std::ifstream in(pack, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(pack::kBlock + pack::kIndexHeaderSize));
+    in.read(key_bytes.data(), 16);
+  }
+  {
+    std::fstream out(pack, std::ios::in | std::ios::out | std::ios::binary);
+    out.seekp(static_cast<std::streamoff>(pack::kBlock + pack::kIndexHeaderSize + pack::kRecordSize));
+    out.write(key_bytes.data(), 16);
+  }
+  EXPECT_NE(refusal().find("index not sorted at " + first.hex()), std::string::npos) << refusal();
+}
+
 TEST_F(PackTest, AnInputsTableOutsideTheIndexRefusesThePack) {
   write(make_entries(2), "", make_inputs(2));
   flip_byte(pack, pack::kBlock + 72);  // the table's offset in the index header

@@ -85,7 +85,7 @@ void strip_sidecar(nlohmann::json* sidecar) {
   if (!sidecar->is_object()) return;
   sidecar->erase("build_log");
   strip_answers(sidecar);
-  sidecar->erase("inputs");  // recorded build inputs (issue 16), when a store has them
+  sidecar->erase("inputs");  // recorded build inputs, when a store has them
   if (auto components = sidecar->find("components"); components != sidecar->end()) drop_texts(&*components);
 }
 
