@@ -39,20 +39,17 @@ int main(int argc, char** argv) {
   std::vector<Backend> remotes;
   for (int i = 3; i < argc; ++i) {
     RemoteConfig config;
-    std::optional<RemoteEndpoint> endpoint = parse_remote_url(argv[i], &error);
+    std::unique_ptr<RemoteEndpoint> endpoint = parse_remote_url(linked_tiers().remote_schemes(), argv[i], &error);
     if (!endpoint) {
       std::fprintf(stderr, "%s: %s\n", argv[i], error.c_str());
       return 1;
     }
-    config.endpoint = *endpoint;
+    const std::string name(endpoint->scheme->name);
+    config.endpoint = std::move(endpoint);
     config.connect_timeout = std::chrono::seconds(5);
     config.command_timeout = std::chrono::seconds(5);
     if (const char* ca = std::getenv("JITCACHE_REMOTE_CA_FILE")) config.ca_file = ca;  // the script's certificate
-    const char* name = endpoint->kind == RemoteEndpoint::Kind::file   ? "file"
-                       : endpoint->kind == RemoteEndpoint::Kind::redis ? "redis"
-                       : endpoint->tls                                 ? "https"
-                                                                       : "http";
-    remotes.push_back({name, linked_tiers().open_remote(config)});
+    remotes.push_back({name, open_remote(config)});
   }
   const nlohmann::json sidecar = {{"schema", 1}, {"api", "opencl"}, {"kernel_names", {"k"}}};
   std::map<std::string, std::vector<double>> times;

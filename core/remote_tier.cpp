@@ -32,8 +32,8 @@ std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
 std::atomic<bool> g_write_skip_noted{false};  // a remote that takes no writes (read-only): one note
 std::atomic<bool> g_notice_warned{false};     // RemoteResult::notice: one warning per process
 
-std::string raw(const Settings& settings, const char* key) {
-  auto it = settings.raw.find(key);
+std::string raw(const Settings& settings, std::string_view key) {
+  auto it = settings.raw.find(std::string(key));
   return it == settings.raw.end() ? std::string() : it->second.value;
 }
 
@@ -51,15 +51,15 @@ std::optional<std::string> trusted_remote_ca_file(const Settings& settings, std:
   return resolved->string();
 }
 
-std::string remote_configs_from(const Settings& settings, std::vector<RemoteConfig>* configs, bool* read_only,
-                                milliseconds* lease_wait) {
+std::string remote_configs_from(const Settings& settings, RemoteSchemes schemes, std::vector<RemoteConfig>* configs,
+                                bool* read_only, milliseconds* lease_wait) {
   std::string error;
-  std::optional<std::vector<RemoteEndpoint>> endpoints = parse_remote_urls(settings.remote, &error);
+  std::optional<std::vector<std::shared_ptr<const RemoteEndpoint>>> endpoints =
+      parse_remote_urls(schemes, settings.remote, &error);
   if (!endpoints) return "remote: " + error;
   RemoteConfig config;
   config.prefix = raw(settings, "remote_prefix");
-  config.hmac_key = raw(settings, "remote_hmac_key");
-  config.bearer_token = raw(settings, "remote_bearer_token");
+  config.hmac_key = settings.remote_hmac_key;
   std::string ca_problem;
   const std::optional<std::string> ca_file = trusted_remote_ca_file(settings, &ca_problem);
   config.ca_file = ca_file.value_or(std::string());
@@ -85,19 +85,24 @@ std::string remote_configs_from(const Settings& settings, std::vector<RemoteConf
   if (config.lease_ttl.count() == 0) config.lease_ttl = milliseconds(1000);
   for (std::size_t i = 0; i < endpoints->size(); ++i) {
     // The same remote twice would be asked twice per miss and backfilled from itself: once.
-    const std::string name = (*endpoints)[i].redacted();
+    const std::string name = (*endpoints)[i]->redacted();
     auto same = std::find_if(configs->begin(), configs->end(),
-                             [&](const RemoteConfig& earlier) { return earlier.endpoint.redacted() == name; });
+                             [&](const RemoteConfig& earlier) { return earlier.endpoint->redacted() == name; });
     if (same != configs->end()) {
       error += std::string(error.empty() ? "" : "; ") + "remote " + std::to_string(i + 1) + " (" + name +
                ") is listed before: asked once";
       continue;
     }
     // Another user's CA would let him answer at the remote's address: that remote is not asked.
-    if (!ca_file && (*endpoints)[i].tls) {
+    if (!ca_file && (*endpoints)[i]->trusts_ca_file()) {
       error += std::string(error.empty() ? "" : "; ") + "remote " + std::to_string(i + 1) + " (" + name +
                ") left out: " + ca_problem;
       continue;
+    }
+    // What only this remote's scheme reads (its row names them): no field every scheme carries.
+    config.scheme_settings.clear();
+    for (std::string_view key : (*endpoints)[i]->scheme->settings) {
+      config.scheme_settings[std::string(key)] = raw(settings, key);
     }
     config.endpoint = std::move((*endpoints)[i]);
     configs->push_back(config);
@@ -107,30 +112,31 @@ std::string remote_configs_from(const Settings& settings, std::vector<RemoteConf
 
 std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
   if (settings.remote.empty()) return nullptr;
-  std::vector<RemoteConfig> configs;
-  bool read_only = false;
-  milliseconds lease_wait{60000};
-  std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
-  if (configs.empty()) {
-    log_warning("running without the remote tier: " + problem);
-    return nullptr;
-  }
-  if (!problem.empty()) log_warning("remote setting ignored: " + problem);  // fell back to its default
+  // The schemes come with their clients, from the tiers' library.
   std::string why;
   const TierFactory* tiers = tier_factory(&why);
   if (!tiers) {
     log_warning("running without the remote tier: " + why);
     return nullptr;
   }
+  std::vector<RemoteConfig> configs;
+  bool read_only = false;
+  milliseconds lease_wait{60000};
+  std::string problem = remote_configs_from(settings, tiers->remote_schemes(), &configs, &read_only, &lease_wait);
+  if (configs.empty()) {
+    log_warning("running without the remote tier: " + problem);
+    return nullptr;
+  }
+  if (!problem.empty()) log_warning("remote setting ignored: " + problem);  // fell back to its default
   std::vector<std::unique_ptr<RemoteClient>> remotes;
   std::string names;
   for (RemoteConfig& config : configs) {
-    names += (names.empty() ? "" : " | ") + config.endpoint.redacted();
-    remotes.push_back(tiers->open_remote(std::move(config)));
+    names += (names.empty() ? "" : " | ") + config.endpoint->redacted();
+    remotes.push_back(open_remote(std::move(config)));
   }
   log_info("remote tier: " + names + (read_only ? " (read-only)" : ""));
   return std::make_unique<RemoteTier>(std::move(remotes), read_only, lease_wait,
-                                      backfills(raw(settings, "remote_backfill"), !raw(settings, "remote_hmac_key").empty()));
+                                      backfills(raw(settings, "remote_backfill"), !settings.remote_hmac_key.empty()));
 }
 
 // A later remote's hit copied into an earlier one is trusted there by everyone who uses only that

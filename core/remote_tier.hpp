@@ -77,8 +77,9 @@ class RemoteTier {
 // The remote_* settings, one config per JITCACHE_REMOTE URL; what an unusable setting looks like
 // for the tool and the warnings ("" when fine). No config at all when the URL list is refused.
 // An HTTPS remote whose remote_ca_file fails the trust rule (trusted_remote_ca_file) is left out.
-std::string remote_configs_from(const Settings& settings, std::vector<RemoteConfig>* configs, bool* read_only,
-                                std::chrono::milliseconds* lease_wait);
+// `schemes`: the tiers' (TierFactory::remote_schemes).
+std::string remote_configs_from(const Settings& settings, RemoteSchemes schemes, std::vector<RemoteConfig>* configs,
+                                bool* read_only, std::chrono::milliseconds* lease_wait);
 
 // remote_ca_file decides whose servers an HTTPS remote believes, so it passes the rule of every
 // file jitcache trusts for identity (store/files/trusted_file.hpp). The path to hand to TLS (""

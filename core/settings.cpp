@@ -100,7 +100,7 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
      "secret shared by the nodes: records are signed with HMAC-SHA256, unsigned or forged ones are "
      "refused",
-     {}},
+     Secret{&Settings::remote_hmac_key}},
     {"remote_backfill", "JITCACHE_REMOTE_BACKFILL", "signed",
      "several remotes: a later remote's hit is copied into the earlier ones when its HMAC tag verified"
      " (`signed`), always (`all`: you vouch for every remote of the list to everyone using the earlier"
@@ -112,7 +112,7 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote_bearer_token", "JITCACHE_REMOTE_BEARER_TOKEN", "",
      "HTTP(S) remotes: sent as `Authorization: Bearer <token>` instead of the URL's `user:password`; "
      "shown as `***` everywhere ([remote.md](remote.md#https-remotes))",
-     {}},
+     Secret{&Settings::remote_bearer_token}},
     {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
      "HTTPS remotes: a PEM file of the certificate authorities to trust (a private CA, a self-signed "
      "server); empty: the system's. It must pass the trust rule of files jitcache believes (owned by "
@@ -315,7 +315,9 @@ std::string without_bare_star_beside_a_remote(const std::string& patterns, const
 
 std::string redacted_setting(std::string_view key, std::string_view value) {
   if (value.empty()) return std::string(value);
-  if (key == "remote_hmac_key" || key == "remote_bearer_token") return "***";
+  const auto& rows = setting_definitions();
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const SettingDefinition& d) { return d.key == key; });
+  if (row != rows.end() && std::holds_alternative<Secret>(row->field)) return "***";
   if (key != "remote") return std::string(value);
   // Each URL of the list on its own (store/remote_api/remote_url.hpp: '|' or white space between them). A
   // piece that is no URL means the list was cut inside one, at a raw '|' or blank in a password
@@ -409,7 +411,7 @@ void read_field(const SettingDefinition& definition, Settings* settings) {
           if (value && field.positive && *value == 0) value.reset();
           if (!value) problem(field.positive ? "a positive duration" : "a duration");
           settings->*field.field = value.value_or(parse_duration_s(definition.default_value).value_or(0));
-        } else if constexpr (std::is_same_v<Field, Text>) {
+        } else if constexpr (std::is_same_v<Field, Text> || std::is_same_v<Field, Secret>) {
           settings->*field.field = text;
         }
       },

@@ -43,6 +43,8 @@ struct Settings {
   int log_level = 0;  // 0: one warning per process, 1: every warning, 2: info, 3: debug
   std::string env_patterns;
   std::string remote;
+  std::string remote_hmac_key;      // Secret rows: shown as *** by `config`, logs and doctor
+  std::string remote_bearer_token;
   std::uint64_t flush_timeout_ms = 0;
   std::uint64_t memory_max_entries = 0;
   std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key
@@ -82,7 +84,10 @@ struct Duration {  // "7d", "12h", "30m", "45s", "90": seconds
 struct Text {
   std::string Settings::*field;
 };
-using SettingField = std::variant<std::monostate, Flag, Size, Count, Duration, Text>;
+struct Secret {  // text that is never shown: redacted_setting gives "***"
+  std::string Settings::*field;
+};
+using SettingField = std::variant<std::monostate, Flag, Size, Count, Duration, Text, Secret>;
 
 // One row of the one table of settings (core/settings.cpp): load_settings reads it, `jitcache
 // config` shows it, `jitcache generate` writes docs/settings.md's table and the man pages from it.
@@ -108,8 +113,8 @@ class Dir;
 // the root per process, and the config and the store read through the same directory fd.
 Settings load_settings(fileops::Dir* checked_root = nullptr);
 
-// A setting's value as it may be shown (jitcache config, logs): the HMAC key becomes "***" and a
-// remote URL loses its password. Every other value is returned as is.
+// A setting's value as it may be shown (jitcache config, logs): a Secret row's value becomes "***"
+// and a remote URL loses its password. Every other value is returned as is.
 std::string redacted_setting(std::string_view key, std::string_view value);
 
 // Parsers shared with the tool: "1G", "512MiB", "100k", "12345" -> bytes; "7d", "12h", "30m",

@@ -165,16 +165,22 @@ struct FileRemote::State {
   std::shared_ptr<DirHolder> holder = std::make_shared<DirHolder>();
 };
 
-FileRemote::FileRemote(RemoteConfig config) : config_(std::move(config)), state_(std::make_unique<State>()) {
+// The scheme opens its client here, where the client is known (file_scheme.cpp is not).
+std::unique_ptr<RemoteClient> FileEndpoint::open(RemoteConfig config) const {
+  return std::make_unique<FileRemote>(*this, std::move(config));
+}
+
+FileRemote::FileRemote(FileEndpoint endpoint, RemoteConfig config)
+    : endpoint_(std::move(endpoint)), config_(std::move(config)), state_(std::make_unique<State>()) {
   namespace_path_ = remote_namespace(config_);
   for (char& c : namespace_path_) c = c == ':' ? '/' : c;
-  state_->holder->path = config_.endpoint.path;
+  state_->holder->path = endpoint_.path;
   state_->holder->hmac_key = config_.hmac_key;
 }
 
 FileRemote::~FileRemote() = default;
 
-std::string FileRemote::describe() const { return config_.endpoint.redacted(); }
+std::string FileRemote::describe() const { return endpoint_.redacted(); }
 
 std::string FileRemote::record_path(const Digest128& key) const {
   const std::string hex = key.hex();

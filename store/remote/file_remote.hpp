@@ -23,6 +23,7 @@
 #include <memory>
 #include <string>
 
+#include "store/remote/file_scheme.hpp"
 #include "store/remote/remote_programs.hpp"
 #include "store/remote/shared_dir.hpp"
 #include "store/remote_api/remote_client.hpp"
@@ -31,7 +32,9 @@ namespace jitcache {
 
 class FileRemote final : public RemoteClient {
  public:
-  explicit FileRemote(RemoteConfig config);
+  using Endpoint = FileEndpoint;  // what its scheme reads from a URL
+
+  FileRemote(FileEndpoint endpoint, RemoteConfig config);
   ~FileRemote() override;
 
   RemoteResult load(const Digest128& key) override;
@@ -48,6 +51,9 @@ class FileRemote final : public RemoteClient {
   RemoteResult fetch_inputs(const Digest128& digest) override;
   // For `jitcache doctor`: the directory's owner, mode, group, free space (ok), or why it is refused.
   RemoteResult survey(SharedDirFacts* facts);
+  // doctor: who the directory trusts, whether this user can write it, free space
+  // (store/remote/file_check.cpp).
+  std::vector<RemoteFinding> check(bool read_only) override;
 
   // Paths below the directory, as the layout above.
   std::string record_path(const Digest128& key) const;
@@ -69,6 +75,7 @@ class FileRemote final : public RemoteClient {
   RemoteResult run(std::function<RemoteResult(SharedDir&)> work);
   // One file read as a call of its own (SharedDir::read's meanings).
   RemoteResult read_file(const std::string& path, std::uint64_t cap, std::string* bytes);
+  FileEndpoint endpoint_;
   RemoteConfig config_;
   std::string namespace_path_;
   std::unique_ptr<State> state_;

@@ -89,8 +89,13 @@ struct HttpRemote::State {
   std::atomic<bool> writes_refused{false};
 };
 
-HttpRemote::HttpRemote(RemoteConfig config)
-    : config_(std::move(config)), state_(std::make_unique<State>()) {
+// The scheme opens its client here, where the client is known (http_scheme.cpp is not).
+std::unique_ptr<RemoteClient> HttpEndpoint::open(RemoteConfig config) const {
+  return std::make_unique<HttpRemote>(*this, std::move(config));
+}
+
+HttpRemote::HttpRemote(HttpEndpoint endpoint, RemoteConfig config)
+    : endpoint_(std::move(endpoint)), config_(std::move(config)), state_(std::make_unique<State>()) {
   std::string space = remote_namespace(config_);
   for (char& c : space) c = c == ':' ? '/' : c;
   namespace_path_ = encode_path(space);
@@ -101,8 +106,11 @@ HttpRemote::~HttpRemote() {
 }
 
 std::string HttpRemote::describe() const {
-  return config_.endpoint.redacted() + (config_.bearer_token.empty() ? "" : " (bearer token)");
+  return endpoint_.redacted() + (config_.scheme_setting(kBearerTokenSetting).empty() ? "" : " (bearer token)");
 }
+
+// A server that cannot be listed: what this node does is all there is to say.
+std::vector<RemoteFinding> HttpRemote::check(bool /*read_only*/) { return signing_findings(config_); }
 
 std::string HttpRemote::record_path(const Digest128& key) const {
   const std::string hex = key.hex();
@@ -136,8 +144,8 @@ namespace {
 
 // One request on `handle` by `deadline`. Options are set afresh each time (curl_easy_reset keeps
 // the open connection): nothing a previous call set leaks into this one.
-CURLcode perform(CURL* handle, const RemoteConfig& config, const RemoteGate::Call& call, Exchange& exchange,
-                 char* error_text) {
+CURLcode perform(CURL* handle, const HttpEndpoint& endpoint, const RemoteConfig& config, const RemoteGate::Call& call,
+                 Exchange& exchange, char* error_text) {
   curl_easy_reset(handle);
   auto left = [](Deadline until) {
     return std::max<long>(1, static_cast<long>(
@@ -157,13 +165,14 @@ CURLcode perform(CURL* handle, const RemoteConfig& config, const RemoteGate::Cal
   curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, receive);
   curl_easy_setopt(handle, CURLOPT_WRITEDATA, &exchange.body);
   if (!config.ca_file.empty()) curl_easy_setopt(handle, CURLOPT_CAINFO, config.ca_file.c_str());
-  if (!config.bearer_token.empty()) {
+  const std::string& bearer_token = config.scheme_setting(kBearerTokenSetting);
+  if (!bearer_token.empty()) {
     curl_easy_setopt(handle, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-    curl_easy_setopt(handle, CURLOPT_XOAUTH2_BEARER, config.bearer_token.c_str());
-  } else if (!config.endpoint.user.empty() || !config.endpoint.password.empty()) {
+    curl_easy_setopt(handle, CURLOPT_XOAUTH2_BEARER, bearer_token.c_str());
+  } else if (!endpoint.credentials.user.empty() || !endpoint.credentials.password.empty()) {
     curl_easy_setopt(handle, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(handle, CURLOPT_USERNAME, config.endpoint.user.c_str());
-    curl_easy_setopt(handle, CURLOPT_PASSWORD, config.endpoint.password.c_str());
+    curl_easy_setopt(handle, CURLOPT_USERNAME, endpoint.credentials.user.c_str());
+    curl_easy_setopt(handle, CURLOPT_PASSWORD, endpoint.credentials.password.c_str());
   }
   curl_slist* headers = nullptr;
   if (exchange.method == Method::put) {
@@ -204,7 +213,7 @@ RemoteResult judge(const Exchange& exchange) {
 }  // namespace
 
 RemoteResult HttpRemote::get(const std::string& path, std::size_t max_bytes) {
-  Exchange exchange{Method::get, config_.endpoint.base_url() + "/" + path, {}, max_bytes};
+  Exchange exchange{Method::get, endpoint_.base_url() + "/" + path, {}, max_bytes};
   RemoteResult got = this->exchange(exchange);
   if (got.status == RemoteStatus::ok) got.binary = std::move(exchange.body.data);
   return got;
@@ -212,14 +221,14 @@ RemoteResult HttpRemote::get(const std::string& path, std::size_t max_bytes) {
 
 RemoteResult HttpRemote::put(const std::string& path, std::string_view body) {
   if (state_->writes_refused) return result(RemoteStatus::skipped, "the server refused a write before");
-  Exchange exchange{Method::put, config_.endpoint.base_url() + "/" + path, body, 64u << 10};
+  Exchange exchange{Method::put, endpoint_.base_url() + "/" + path, body, 64u << 10};
   RemoteResult stored = this->exchange(exchange);
   if (stored.status == RemoteStatus::skipped && exchange.status != 0) state_->writes_refused = true;
   return stored;
 }
 
 RemoteResult HttpRemote::head(const std::string& path, std::uint64_t* size) {
-  Exchange exchange{Method::head, config_.endpoint.base_url() + "/" + path, {}, 0};
+  Exchange exchange{Method::head, endpoint_.base_url() + "/" + path, {}, 0};
   RemoteResult checked = this->exchange(exchange);
   *size = exchange.length < 0 ? 0 : static_cast<std::uint64_t>(exchange.length);
   return checked;
@@ -239,7 +248,7 @@ RemoteResult HttpRemote::exchange(Exchange& exchange) {
       if (!state.handle) return result(RemoteStatus::error, "cannot start libcurl");
     }
     char error_text[CURL_ERROR_SIZE] = {};
-    CURLcode code = perform(state.handle, config, call, exchange, error_text);
+    CURLcode code = perform(state.handle, endpoint_, config, call, exchange, error_text);
     if (code != CURLE_OK) {
       // The connection may be mid-reply: never reuse it.
       curl_easy_cleanup(state.handle);

@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 
+#include "store/remote/http_scheme.hpp"
 #include "store/remote/remote_programs.hpp"
 #include "store/remote_api/remote_client.hpp"
 
@@ -28,7 +29,9 @@ struct Exchange;
 
 class HttpRemote final : public RemoteClient {
  public:
-  explicit HttpRemote(RemoteConfig config);
+  using Endpoint = HttpEndpoint;  // what its scheme reads from a URL
+
+  HttpRemote(HttpEndpoint endpoint, RemoteConfig config);
   ~HttpRemote() override;
 
   RemoteResult load(const Digest128& key) override;
@@ -39,6 +42,7 @@ class HttpRemote final : public RemoteClient {
   RemoteResult publish_inputs(const Digest128& digest, std::string_view record, bool* sent) override;
   RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) override;
   std::string describe() const override;
+  std::vector<RemoteFinding> check(bool read_only) override;
 
   // For `jitcache warm` (store/remote/remote_programs.hpp's meanings). The program summaries are found
   // by listing <ns>/program/, which a plain HTTP server cannot do: nginx's autoindex in JSON
@@ -61,6 +65,7 @@ class HttpRemote final : public RemoteClient {
   struct State;
   // Runs one request through the gate (bounds, back-off) on this client's connection.
   RemoteResult exchange(http_remote_detail::Exchange& request);
+  HttpEndpoint endpoint_;
   RemoteConfig config_;
   std::string namespace_path_;
   std::unique_ptr<State> state_;

@@ -146,7 +146,7 @@ int connect_to(const sockaddr* address, socklen_t length, int family, Deadline d
   return fd;
 }
 
-int connect_endpoint(const RemoteEndpoint& endpoint, Deadline deadline, RedisError* error) {
+int connect_endpoint(const RedisEndpoint& endpoint, Deadline deadline, RedisError* error) {
   if (endpoint.unix_socket) {
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -158,11 +158,11 @@ int connect_endpoint(const RemoteEndpoint& endpoint, Deadline deadline, RedisErr
     return connect_to(reinterpret_cast<const sockaddr*>(&address), sizeof address, AF_UNIX, deadline, error);
   }
   AddressList addresses;
-  if (std::optional<RedisError> problem = resolve(endpoint.host, endpoint.port, deadline, &addresses)) {
+  if (std::optional<RedisError> problem = resolve(endpoint.address.host, endpoint.address.port, deadline, &addresses)) {
     *error = *problem;
     return -1;
   }
-  *error = failed("no address for " + endpoint.host);
+  *error = failed("no address for " + endpoint.address.host);
   for (addrinfo* address = addresses.list; address; address = address->ai_next) {
     int fd = connect_to(address->ai_addr, address->ai_addrlen, address->ai_family, deadline, error);
     if (fd >= 0) return fd;
@@ -236,7 +236,7 @@ RedisConnection::RedisConnection(int fd, std::size_t max_reply_bytes) : fd_(fd),
 
 RedisConnection::~RedisConnection() { ::close(fd_); }
 
-std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint& endpoint,
+std::unique_ptr<RedisConnection> RedisConnection::open(const RedisEndpoint& endpoint,
                                                        std::chrono::milliseconds connect_timeout,
                                                        std::chrono::milliseconds command_timeout, RedisError* error,
                                                        std::size_t max_reply_bytes) {
@@ -247,7 +247,7 @@ std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint& end
   return connection;
 }
 
-std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint& endpoint, Deadline connect_deadline,
+std::unique_ptr<RedisConnection> RedisConnection::open(const RedisEndpoint& endpoint, Deadline connect_deadline,
                                                        Deadline deadline, std::size_t max_reply_bytes,
                                                        RedisError* error) {
   const auto started = Clock::now();
@@ -260,9 +260,10 @@ std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint& end
     if (reply && reply->is_error()) *error = {RedisFailure::rejected, std::string(what) + ": " + std::string(reply->text())};
     return reply && !reply->is_error();
   };
-  if (!endpoint.password.empty()) {
-    bool ok = endpoint.user.empty() ? setup({"AUTH", endpoint.password}, "AUTH")
-                                    : setup({"AUTH", endpoint.user, endpoint.password}, "AUTH");
+  const UrlCredentials& credentials = endpoint.credentials;
+  if (!credentials.password.empty()) {
+    bool ok = credentials.user.empty() ? setup({"AUTH", credentials.password}, "AUTH")
+                                       : setup({"AUTH", credentials.user, credentials.password}, "AUTH");
     if (!ok) return nullptr;
   }
   if (endpoint.db != 0 && !setup({"SELECT", std::to_string(endpoint.db)}, "SELECT")) return nullptr;

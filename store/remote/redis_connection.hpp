@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "store/remote_api/remote_url.hpp"
+#include "store/remote/redis_scheme.hpp"
 
 struct redisReply;
 struct addrinfo;
@@ -64,11 +64,11 @@ class RedisConnection {
  public:
   // Resolves and connects within `connect_timeout` (both together), then sends AUTH and SELECT
   // as the endpoint asks, each within `command_timeout`. nullptr and `error` on failure.
-  static std::unique_ptr<RedisConnection> open(const RemoteEndpoint& endpoint, std::chrono::milliseconds connect_timeout,
+  static std::unique_ptr<RedisConnection> open(const RedisEndpoint& endpoint, std::chrono::milliseconds connect_timeout,
                                                std::chrono::milliseconds command_timeout, RedisError* error,
                                                std::size_t max_reply_bytes = kDefaultMaxReplyBytes);
   // The same with absolute deadlines: one for resolution + connect, one for everything.
-  static std::unique_ptr<RedisConnection> open(const RemoteEndpoint& endpoint, Deadline connect_deadline,
+  static std::unique_ptr<RedisConnection> open(const RedisEndpoint& endpoint, Deadline connect_deadline,
                                                Deadline deadline, std::size_t max_reply_bytes, RedisError* error);
   ~RedisConnection();
   RedisConnection(const RedisConnection&) = delete;

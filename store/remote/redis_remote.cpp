@@ -54,13 +54,23 @@ struct RedisRemote::State {
   std::unique_ptr<RedisConnection> connection;
 };
 
-RedisRemote::RedisRemote(RemoteConfig config)
-    : config_(std::move(config)), namespace_(remote_namespace(config_)), state_(std::make_unique<State>()) {}
+// The scheme opens its client here, where the client is known (redis_scheme.cpp is not).
+std::unique_ptr<RemoteClient> RedisEndpoint::open(RemoteConfig config) const {
+  return std::make_unique<RedisRemote>(*this, std::move(config));
+}
+
+RedisRemote::RedisRemote(RedisEndpoint endpoint, RemoteConfig config)
+    : endpoint_(std::move(endpoint)),
+      config_(std::move(config)),
+      namespace_(remote_namespace(config_)),
+      state_(std::make_unique<State>()) {}
 
 RedisRemote::~RedisRemote() = default;
 
 std::string RedisRemote::record_name(const Digest128& key) const { return namespace_ + ":" + key.hex(); }
 std::string RedisRemote::lease_name(const Digest128& key) const { return record_name(key) + ":lease"; }
+
+std::string RedisRemote::describe() const { return endpoint_.redacted(); }
 
 RemoteResult RedisRemote::run(const std::function<RemoteResult(RedisConnection&, Deadline)>& work) {
   State& state = *state_;
@@ -69,7 +79,7 @@ RemoteResult RedisRemote::run(const std::function<RemoteResult(RedisConnection&,
     RemoteResult outcome;
     if (!state.connection) {
       RedisError error;
-      state.connection = RedisConnection::open(config_.endpoint, call.connect_deadline, call.deadline,
+      state.connection = RedisConnection::open(endpoint_, call.connect_deadline, call.deadline,
                                                config_.max_reply_bytes, &error);
       if (!state.connection) return failure(error);
     }

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hashing/digest.hpp"
+#include "store/remote/redis_scheme.hpp"
 #include "store/remote_api/remote_client.hpp"
 
 namespace jitcache {
@@ -30,25 +31,35 @@ namespace jitcache {
 class RedisConnection;
 class RedisReply;
 
-class RedisRemote {
+class RedisRemote final : public RemoteClient {
  public:
-  explicit RedisRemote(RemoteConfig config);
-  ~RedisRemote();
+  using Endpoint = RedisEndpoint;  // what its scheme reads from a URL
+
+  RedisRemote(RedisEndpoint endpoint, RemoteConfig config);
+  ~RedisRemote() override;
   RedisRemote(const RedisRemote&) = delete;
   RedisRemote& operator=(const RedisRemote&) = delete;
 
   const RemoteConfig& config() const { return config_; }
 
-  RemoteResult load(const Digest128& key);
-  RemoteResult save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar);
+  RemoteResult load(const Digest128& key) override;
+  RemoteResult save(const Digest128& key, std::string_view binary, const nlohmann::json& sidecar) override;
 
   // Cluster-wide single-flight. ok: this caller holds the lease (identified by `token`) for
   // lease_ttl; miss: another holder has it.
-  RemoteResult acquire_lease(const Digest128& key, const std::string& token);
+  RemoteResult acquire_lease(const Digest128& key, const std::string& token) override;
   // ok: somebody holds the lease; miss: nobody does.
-  RemoteResult lease_exists(const Digest128& key);
+  RemoteResult lease_exists(const Digest128& key) override;
   // Deletes the lease only if it still carries `token` (it may have expired and been re-taken).
-  RemoteResult release_lease(const Digest128& key, const std::string& token);
+  RemoteResult release_lease(const Digest128& key, const std::string& token) override;
+  // Input records and program summaries: defined with their layout in store/remote/remote_programs.cpp.
+  RemoteResult publish_inputs(const Digest128& digest, std::string_view record, bool* sent) override;
+  RemoteResult publish_program(const Digest128& key, const nlohmann::json& summary) override;
+  RemoteResult list_programs(RemoteListing* listing) override;
+  RemoteResult fetch_inputs(const Digest128& digest) override;
+  std::string describe() const override;
+  // doctor: whether the nodes sharing the server sign alike (store/remote/redis_check.cpp).
+  std::vector<RemoteFinding> check(bool read_only) override;
 
   std::string record_name(const Digest128& key) const;
   std::string lease_name(const Digest128& key) const;
@@ -70,6 +81,7 @@ class RedisRemote {
   // Runs `work` on a live connection (connecting first), unless backing off or disabled.
   RemoteResult run(const std::function<RemoteResult(RedisConnection&, Deadline)>& work);
 
+  RedisEndpoint endpoint_;
   RemoteConfig config_;
   std::string namespace_;
   std::unique_ptr<State> state_;

@@ -188,4 +188,18 @@ RemoteResult check_inputs_blob(const Digest128& digest, std::string_view value, 
   return fetched;
 }
 
+RemoteResult RedisRemote::publish_inputs(const Digest128& digest, std::string_view record, bool* sent) {
+  return jitcache::publish_inputs(*this, digest, record, sent);
+}
+
+RemoteResult RedisRemote::publish_program(const Digest128& key, const nlohmann::json& summary) {
+  return jitcache::publish_program(*this, key, summary);
+}
+
+RemoteResult RedisRemote::list_programs(RemoteListing* listing) {
+  return jitcache::list_programs(*this, kMaxProgramListingCalls, listing);
+}
+
+RemoteResult RedisRemote::fetch_inputs(const Digest128& digest) { return jitcache::fetch_inputs(*this, digest); }
+
 }  // namespace jitcache

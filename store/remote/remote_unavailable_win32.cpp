@@ -16,12 +16,12 @@ std::string_view RedisReply::text() const { return {}; }
 std::vector<std::string> RedisReply::strings() const { return {}; }
 std::vector<std::string> RedisReply::element_strings(std::size_t) const { return {}; }
 
-std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint&, Deadline, Deadline, std::size_t,
+std::unique_ptr<RedisConnection> RedisConnection::open(const RedisEndpoint&, Deadline, Deadline, std::size_t,
                                                        RedisError* error) {
   *error = {RedisFailure::rejected, "this Windows build has no Redis client (the remote tier is Linux-only)"};
   return nullptr;
 }
-std::unique_ptr<RedisConnection> RedisConnection::open(const RemoteEndpoint& endpoint, std::chrono::milliseconds,
+std::unique_ptr<RedisConnection> RedisConnection::open(const RedisEndpoint& endpoint, std::chrono::milliseconds,
                                                        std::chrono::milliseconds, RedisError* error, std::size_t) {
   return open(endpoint, Deadline{}, Deadline{}, 0, error);
 }

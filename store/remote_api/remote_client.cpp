@@ -32,6 +32,23 @@ RemoteResult remote_result(RemoteStatus status, std::string reason) {
   return r;
 }
 
+const std::string& RemoteConfig::scheme_setting(std::string_view key) const {
+  static const std::string kUnset;
+  auto it = scheme_settings.find(key);
+  return it == scheme_settings.end() ? kUnset : it->second;
+}
+
+std::unique_ptr<RemoteClient> open_remote(RemoteConfig config) {
+  const std::shared_ptr<const RemoteEndpoint> endpoint = config.endpoint;
+  return endpoint->open(std::move(config));
+}
+
+std::vector<RemoteFinding> signing_findings(const RemoteConfig& config) {
+  if (!config.hmac_key.empty()) return {};
+  return {{"signing", "warn", "records are not signed: whoever can write the server decides what binaries run here",
+           "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"}};
+}
+
 std::string new_lease_token() {
   std::random_device random;
   std::uniform_int_distribution<std::uint64_t> bits;

@@ -1,13 +1,15 @@
-// What the engine's remote tier (core/remote_tier.hpp) asks of a remote, whatever it is: Redis
-// (store/remote/redis_remote.hpp), HTTP (store/remote/http_remote.hpp), a shared directory (store/remote/file_remote.hpp);
-// core/remote_tier.hpp asks several in order. Every call is bounded,
+// What the engine's remote tier (core/remote_tier.hpp) asks of a remote, whatever its scheme
+// (store/remote/remote_schemes.cpp lists them); core/remote_tier.hpp asks several in order. Every call is bounded,
 // never throws, and answers with RemoteStatus's meanings: only `ok` from load() is a usable record
 // (framing, key and HMAC checked).
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -18,17 +20,23 @@ namespace jitcache {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
+// What the settings say for a remote: where it is (its scheme's endpoint) and the remote_* settings.
 struct RemoteConfig {
-  RemoteEndpoint endpoint;
+  std::shared_ptr<const RemoteEndpoint> endpoint;
   std::string prefix = "jitcache";
   std::string hmac_key;  // empty: records are neither signed nor verified
-  std::string bearer_token;  // HTTP: "Authorization: Bearer <token>" (else basic auth from the URL, if any)
+  // The values of the settings of its scheme's own (RemoteScheme::settings), by key: what one
+  // scheme needs (HTTP's bearer token) is no field every scheme carries.
+  std::map<std::string, std::string, std::less<>> scheme_settings;
   std::string ca_file;       // HTTPS: trust this PEM bundle instead of the system's
   std::chrono::milliseconds connect_timeout{50};
   std::chrono::milliseconds command_timeout{200};
   std::chrono::milliseconds backoff{30000};
   std::chrono::milliseconds lease_ttl{60000};
   std::size_t max_reply_bytes = 64u << 20;  // a larger record is refused unread (error)
+
+  // The value of one of scheme_settings, "" when unset.
+  const std::string& scheme_setting(std::string_view key) const;
 };
 
 enum class RemoteStatus {
@@ -57,6 +65,14 @@ struct RemoteResult {
 
 struct RemoteListing;  // store/remote_api/program_summary.hpp (warm reads it; the engine does not)
 
+// One line of `jitcache doctor` about a remote; `aspect` follows the remote's name ("remote 2 signing").
+struct RemoteFinding {
+  std::string aspect;
+  std::string verdict;  // "ok", "warn", "fail", "info"
+  std::string detail;
+  std::string advice;
+};
+
 class RemoteClient {
  public:
   virtual ~RemoteClient() = default;
@@ -76,7 +92,16 @@ class RemoteClient {
   virtual RemoteResult fetch_inputs(const Digest128& digest) = 0;
   // The URL without secrets, for logs and doctor.
   virtual std::string describe() const = 0;
+  // doctor, once the remote answered: what this scheme can tell of itself (whether the nodes
+  // sharing it sign alike, a shared directory's trust and space).
+  virtual std::vector<RemoteFinding> check(bool read_only) = 0;
 };
+
+// The client of `config.endpoint`, by its scheme.
+std::unique_ptr<RemoteClient> open_remote(RemoteConfig config);
+
+// The findings of a remote that cannot be listed: whether this node signs is all there is to say.
+std::vector<RemoteFinding> signing_findings(const RemoteConfig& config);
 
 // A result with its status and reason (the clients' shorthand).
 RemoteResult remote_result(RemoteStatus status, std::string reason = {});

@@ -22,7 +22,7 @@
 namespace jitcache {
 
 // Bump whenever anything crossing the boundary changes (these classes, the types they pass).
-inline constexpr int kTierAbi = 4;  // 4: RemoteResult::notice, RemoteClient lists and fetches for warm
+inline constexpr int kTierAbi = 5;  // 5: remote schemes as registrations, RemoteClient::check
 // A cheap check that both sides see the same layouts (a plugin from another build is refused).
 inline constexpr std::size_t kTierLayout = sizeof(PackLookup) * 1000003 + sizeof(RemoteResult) * 1009 +
                                            sizeof(RemoteConfig) * 31 + sizeof(nlohmann::json);
@@ -33,11 +33,12 @@ struct TierFactory {
   // JITCACHE_PACKS (`spec`) with the keys of JITCACHE_PACK_KEYS; warnings name every pack left out.
   std::unique_ptr<PackTier> (*open_packs)(std::string_view spec, std::string_view key_files,
                                           std::vector<std::string>* warnings) = nullptr;
-  // The client of one remote, Redis, HTTP or a shared directory by its URL's scheme (the engine asks several in order).
-  std::unique_ptr<RemoteClient> (*open_remote)(RemoteConfig config) = nullptr;
+  // The URL schemes of the remotes (store/remote/remote_schemes.hpp): each row parses its URLs
+  // into an endpoint that opens its client.
+  RemoteSchemes (*remote_schemes)() = nullptr;
 };
 
-// The factory over store/pack/pack_set.hpp and store/remote/redis_remote.hpp, linked in (jitcache_tiers).
+// The factory over store/pack/pack_set.hpp and store/remote/remote_schemes.hpp, linked in (jitcache_tiers).
 const TierFactory& linked_tiers();
 
 // The plugin's one export: its factory, or null when `abi` is not the plugin's.

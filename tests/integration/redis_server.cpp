@@ -52,10 +52,9 @@ bool RedisServer::start_on(int port) {
   }
   pid_ = pid;
   port_ = port;
-  RemoteEndpoint endpoint;
-  endpoint.host = "127.0.0.1";
-  endpoint.port = port;
-  endpoint.password = password_;
+  RedisEndpoint endpoint;
+  endpoint.address = {"127.0.0.1", port};
+  endpoint.credentials.password = password_;
   bool ready = wait_until([&] {
     if (::waitpid(pid_, nullptr, WNOHANG) == pid_) return true;  // exited: port taken?
     RedisError error;

@@ -9,6 +9,7 @@
 
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
+#include "remote_clients.hpp"
 #include "store/remote/file_remote.hpp"
 #include "store/remote/http_remote.hpp"
 #include "store/remote/remote_record.hpp"
@@ -47,10 +48,10 @@ class RedisBackend final : public Backend {
  public:
   std::string url() const override { return server_.url(); }
   std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
-    return server_.get(RedisRemote(config).record_name(key));
+    return server_.get(client_of<RedisRemote>(config).record_name(key));
   }
   void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
-    server_.set(RedisRemote(config).record_name(key), bytes);
+    server_.set(client_of<RedisRemote>(config).record_name(key), bytes);
   }
   void kill() override { server_.kill(); }
   void pause() override { server_.pause(); }
@@ -65,12 +66,12 @@ class NginxBackend final : public Backend {
   explicit NginxBackend(bool tls) : server_(tls ? NginxServer::Options::https() : NginxServer::Options()) {}
   std::string url() const override { return server_.url(); }
   std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
-    fs::path file = server_.root() / HttpRemote(config).record_path(key);
+    fs::path file = server_.root() / client_of<HttpRemote>(config).record_path(key);
     if (!fs::exists(file)) return std::nullopt;
     return read_text(file);
   }
   void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
-    fs::path file = server_.root() / HttpRemote(config).record_path(key);
+    fs::path file = server_.root() / client_of<HttpRemote>(config).record_path(key);
     fs::create_directories(file.parent_path());
     write_text(file, bytes);
   }
@@ -89,12 +90,12 @@ class DirectoryBackend final : public Backend {
   DirectoryBackend() { fs::create_directories(root_); }
   std::string url() const override { return "file://" + root_.string(); }
   std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
-    fs::path file = root_ / FileRemote(config).record_path(key);
+    fs::path file = root_ / client_of<FileRemote>(config).record_path(key);
     if (!fs::exists(file)) return std::nullopt;
     return read_text(file);
   }
   void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
-    fs::path file = root_ / FileRemote(config).record_path(key);
+    fs::path file = root_ / client_of<FileRemote>(config).record_path(key);
     fs::create_directories(file.parent_path());
     write_text(file, bytes);
   }
@@ -123,8 +124,7 @@ class RemoteBackends : public ::testing::TestWithParam<std::string> {
 
   RemoteConfig config(const std::string& hmac_key = {}) const {
     RemoteConfig config;
-    std::string error;
-    config.endpoint = *parse_remote_url(backend->url(), &error);
+    config.endpoint = endpoint_of(backend->url());
     config.hmac_key = hmac_key;
     config.command_timeout = std::chrono::milliseconds(2000);  // generous: the CI machine is busy
     config.connect_timeout = std::chrono::milliseconds(2000);
@@ -132,7 +132,7 @@ class RemoteBackends : public ::testing::TestWithParam<std::string> {
     backend->configure(config);
     return config;
   }
-  static std::unique_ptr<RemoteClient> client(RemoteConfig config) { return linked_tiers().open_remote(std::move(config)); }
+  static std::unique_ptr<RemoteClient> client(RemoteConfig config) { return open_remote(std::move(config)); }
 
   std::unique_ptr<Backend> backend;
 };

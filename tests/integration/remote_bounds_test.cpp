@@ -20,6 +20,7 @@
 
 #include "core/remote_tier.hpp"
 #include "core/settings.hpp"
+#include "remote_clients.hpp"
 #include "store/remote/http_remote.hpp"
 #include "store/remote/redis_connection.hpp"
 #include "store/remote/redis_remote.hpp"
@@ -76,8 +77,7 @@ class FakeRedis {
   }
   RemoteConfig config() const {
     RemoteConfig config;
-    config.endpoint.host = "127.0.0.1";
-    config.endpoint.port = port_;
+    config.endpoint = endpoint_of("redis://127.0.0.1:" + std::to_string(port_));
     config.backoff = std::chrono::hours(1);
     return config;
   }
@@ -85,8 +85,7 @@ class FakeRedis {
   std::string http_base() const { return "http://127.0.0.1:" + std::to_string(port_); }
   RemoteConfig http_config() const {
     RemoteConfig config = this->config();
-    config.endpoint.kind = RemoteEndpoint::Kind::http;
-    config.endpoint.path = "/cache";
+    config.endpoint = endpoint_of(http_base() + "/cache");
     config.connect_timeout = std::chrono::milliseconds(5000);
     config.command_timeout = std::chrono::milliseconds(20000);
     config.max_reply_bytes = 1 << 20;
@@ -121,7 +120,7 @@ TEST(RemoteBounds, ASlowDripReplyEndsAtTheCommandTimeout) {
   RemoteConfig config = server.config();
   config.connect_timeout = std::chrono::milliseconds(500);  // one call's bound: connect + command
   config.command_timeout = std::chrono::milliseconds(300);
-  RedisRemote store(config);
+  auto store = client_of<RedisRemote>(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
   EXPECT_NE(result.reason.find("reply took longer"), std::string::npos) << result.reason;
@@ -141,7 +140,7 @@ TEST(RemoteBounds, AHugeBulkReplyIsRefusedBeforeItIsRead) {
   config.connect_timeout = std::chrono::milliseconds(5000);
   config.command_timeout = std::chrono::milliseconds(20000);
   config.max_reply_bytes = 1 << 20;
-  RedisRemote store(config);
+  auto store = client_of<RedisRemote>(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("reply larger than"), std::string::npos) << result.reason;
@@ -156,7 +155,7 @@ TEST(RemoteBounds, AHugeArrayReplyIsRefused) {
   RemoteConfig config = server.config();
   config.connect_timeout = std::chrono::milliseconds(5000);
   config.command_timeout = std::chrono::milliseconds(20000);
-  RedisRemote store(config);
+  auto store = client_of<RedisRemote>(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("reply larger than"), std::string::npos) << result.reason;
@@ -179,11 +178,10 @@ TEST(RemoteBounds, ASilentNameLookupEndsAtTheConnectTimeout) {
     return EAI_AGAIN;
   });
   RemoteConfig config;
-  config.endpoint.host = "cache.jitcache.invalid";
-  config.endpoint.port = 6379;
+  config.endpoint = endpoint_of("redis://cache.jitcache.invalid:6379");
   config.connect_timeout = std::chrono::milliseconds(200);
   config.command_timeout = std::chrono::milliseconds(200);
-  RedisRemote store(config);
+  auto store = client_of<RedisRemote>(config);
   RemoteResult result = store.load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
   EXPECT_NE(result.reason.find("resolving cache.jitcache.invalid"), std::string::npos) << result.reason;
@@ -206,7 +204,7 @@ TEST(RemoteBounds, ZeroOrHugeTimeoutsAreRefusedNotUnbounded) {
     std::vector<RemoteConfig> configs;
     bool read_only = false;
     std::chrono::milliseconds lease_wait{0};
-    std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+    std::string problem = remote_configs_from(settings, remote_schemes(), &configs, &read_only, &lease_wait);
     ASSERT_EQ(configs.size(), 1u);
     const RemoteConfig& config = configs.front();
     EXPECT_NE(problem.find("remote_timeout"), std::string::npos) << problem;
@@ -232,7 +230,7 @@ TEST(RemoteBoundsHttp, ASlowDripReplyEndsAtTheDeadline) {
   RemoteConfig config = server.http_config();
   config.connect_timeout = std::chrono::milliseconds(500);
   config.command_timeout = std::chrono::milliseconds(300);
-  RemoteResult result = HttpRemote(config).load(kKey);
+  RemoteResult result = client_of<HttpRemote>(config).load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
 }
 
@@ -244,7 +242,7 @@ TEST(RemoteBoundsHttp, AnAnnouncedHugeBodyIsRefusedBeforeItIsRead) {
       if (!send_all(fd, chunk)) return;
     }
   });
-  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("larger than"), std::string::npos) << result.reason;
 }
@@ -257,7 +255,7 @@ TEST(RemoteBoundsHttp, AChunkedFloodIsCutOffAtTheCap) {
       if (!send_all(fd, chunk)) return;
     }
   });
-  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("larger than"), std::string::npos) << result.reason;
 }
@@ -266,7 +264,7 @@ TEST(RemoteBoundsHttp, ARedirectIsAnErrorNeverFollowed) {
   FakeRedis target(nullptr);  // a second server the redirect points to: it must never be asked
   FakeRedis server = http_answer("HTTP/1.1 302 Found\r\nLocation: " + target.http_base() +
                                  "/cache/x\r\nContent-Length: 0\r\n\r\n");
-  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("redirects are not followed"), std::string::npos) << result.reason;
   EXPECT_FALSE(target.accepted());
@@ -274,7 +272,7 @@ TEST(RemoteBoundsHttp, ARedirectIsAnErrorNeverFollowed) {
 
 TEST(RemoteBoundsHttp, AStatusOtherThan200Or404IsAnError) {
   FakeRedis server = http_answer("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
-  RemoteResult result = HttpRemote(server.http_config()).load(kKey);
+  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("HTTP 500"), std::string::npos) << result.reason;
 }

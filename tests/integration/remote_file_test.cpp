@@ -14,6 +14,7 @@
 #include <fstream>
 #include <functional>
 
+#include "remote_clients.hpp"
 #include "store/files/file_ops.hpp"
 #include "store/remote/file_remote.hpp"
 #include "store/remote/signed_entry.hpp"
@@ -36,14 +37,13 @@ class SharedDirectory : public ::testing::Test {
 
   RemoteConfig config(const std::string& hmac_key = {}) const {
     RemoteConfig config;
-    config.endpoint.kind = RemoteEndpoint::Kind::file;
-    config.endpoint.path = shared.string();
+    config.endpoint = endpoint_of("file://" + shared.string());
     config.hmac_key = hmac_key;
     config.command_timeout = std::chrono::milliseconds(5000);  // generous: the CI machine is busy
     config.backoff = std::chrono::hours(1);
     return config;
   }
-  fs::path entry_of(const Digest128& key) const { return shared / FileRemote(config()).record_path(key); }
+  fs::path entry_of(const Digest128& key) const { return shared / client_of<FileRemote>(config()).record_path(key); }
   // A valid entry for `key` placed where the client looks, as another writer would.
   fs::path plant(const Digest128& key, const std::string& binary) {
     const fs::path file = entry_of(key);
@@ -60,7 +60,7 @@ uid_t uid_of(const char* name) {
 }
 
 TEST_F(SharedDirectory, EntriesPlantedByOthersAreNeverServed) {
-  FileRemote remote(config());
+  auto remote = client_of<FileRemote>(config());
   ASSERT_EQ(remote.save(kNeighbour, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
   ASSERT_EQ(remote.load(kNeighbour).status, RemoteStatus::ok);
   const fs::path target = entry_of(kKey);
@@ -105,7 +105,7 @@ TEST_F(SharedDirectory, AFileOfAUserWhoCannotWriteTheDirectoryIsRefused) {
   if (daemon_uid == static_cast<uid_t>(-1)) GTEST_SKIP() << "no 'daemon' user";
   const fs::path planted = plant(kKey, "planted");
   ASSERT_EQ(::chown(planted.c_str(), daemon_uid, static_cast<gid_t>(-1)), 0);
-  RemoteResult loaded = FileRemote(config()).load(kKey);
+  RemoteResult loaded = client_of<FileRemote>(config()).load(kKey);
   EXPECT_EQ(loaded.status, RemoteStatus::corrupt) << loaded.reason;
   EXPECT_NE(loaded.reason.find("uid " + std::to_string(daemon_uid)), std::string::npos) << loaded.reason;
 }
@@ -123,7 +123,7 @@ TEST_F(SharedDirectory, AGroupDirectoryTrustsItsMembersAndNobodyElse) {
   ASSERT_EQ(::chown(shared.c_str(), static_cast<uid_t>(-1), team), 0);
   ASSERT_EQ(::chmod(shared.c_str(), 02775), 0);
 
-  FileRemote remote(config());
+  auto remote = client_of<FileRemote>(config());
   ASSERT_EQ(remote.save(kNeighbour, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
   // The folders this user created are the team's: its group, group-writable, setgid.
   struct stat shard {};
@@ -145,11 +145,11 @@ TEST_F(SharedDirectory, AGroupDirectoryTrustsItsMembersAndNobodyElse) {
 
 TEST_F(SharedDirectory, AWorldWritableDirectoryNeedsSignedRecords) {
   ASSERT_EQ(::chmod(shared.c_str(), 0777), 0);
-  RemoteResult refused = FileRemote(config()).load(kKey);
+  RemoteResult refused = client_of<FileRemote>(config()).load(kKey);
   EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
   EXPECT_NE(refused.reason.find("remote_hmac_key"), std::string::npos) << refused.reason;
 
-  FileRemote signing(config("team-secret"));
+  auto signing = client_of<FileRemote>(config("team-secret"));
   ASSERT_EQ(signing.save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
   RemoteResult hit = signing.load(kKey);
   ASSERT_EQ(hit.status, RemoteStatus::ok) << hit.reason;
@@ -158,7 +158,7 @@ TEST_F(SharedDirectory, AWorldWritableDirectoryNeedsSignedRecords) {
 }
 
 TEST_F(SharedDirectory, ACrashedWritersTmpFileIsNeverServedAndSweptOnceStale) {
-  FileRemote remote(config());
+  auto remote = client_of<FileRemote>(config());
   ASSERT_EQ(remote.save(kKey, "first", nlohmann::json::object()).status, RemoteStatus::ok);
   // A writer died after writing half of kNeighbour's entry into its tmp file.
   const std::string whole = encode_shared_entry(kNeighbour, std::string(4096, 'n'), nlohmann::json::object(), "");
@@ -177,7 +177,7 @@ TEST_F(SharedDirectory, ACrashedWritersTmpFileIsNeverServedAndSweptOnceStale) {
 }
 
 TEST_F(SharedDirectory, LeasesAreExclusiveBetweenHostsAndExpire) {
-  FileRemote a(config()), b(config());  // two hosts' clients on one directory
+  auto a = client_of<FileRemote>(config()), b = client_of<FileRemote>(config());  // two hosts' clients on one directory
   ASSERT_EQ(a.acquire_lease(kKey, "token-a").status, RemoteStatus::ok);
   EXPECT_EQ(b.acquire_lease(kKey, "token-b").status, RemoteStatus::miss);
   EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::ok);
@@ -215,10 +215,10 @@ TEST_F(SharedDirectory, AShareIsNeverReachedThroughAnotherUsersLink) {
   if (!is_root()) GTEST_SKIP() << "giving a link to another user needs root";
   const uid_t outsider = uid_of("daemon");
   if (outsider == static_cast<uid_t>(-1)) GTEST_SKIP() << "needs the 'daemon' user";
-  ASSERT_EQ(FileRemote(config()).save(kKey, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
+  ASSERT_EQ(client_of<FileRemote>(config()).save(kKey, "ours", nlohmann::json::object()).status, RemoteStatus::ok);
   // His folder, with a share in it holding his binary at our key's name.
   const fs::path theirs = tmp / "theirs", links = tmp / "links";
-  const fs::path planted = theirs / "shared" / FileRemote(config()).record_path(kKey);
+  const fs::path planted = theirs / "shared" / client_of<FileRemote>(config()).record_path(kKey);
   fs::create_directories(planted.parent_path());
   fs::create_directories(links);
   write_text(planted, encode_shared_entry(kKey, "planted", nlohmann::json::object(), ""));
@@ -229,16 +229,16 @@ TEST_F(SharedDirectory, AShareIsNeverReachedThroughAnotherUsersLink) {
   fs::create_symlink(theirs, links / "link");
   ASSERT_EQ(::lchown((links / "link").c_str(), outsider, static_cast<gid_t>(-1)), 0);
   RemoteConfig through_theirs = config();
-  through_theirs.endpoint.path = (links / "link" / "shared").string();
-  RemoteResult refused = FileRemote(through_theirs).load(kKey);
+  through_theirs.endpoint = endpoint_of("file://" + (links / "link" / "shared").string());
+  RemoteResult refused = client_of<FileRemote>(through_theirs).load(kKey);
   EXPECT_NE(refused.status, RemoteStatus::ok) << "served " << refused.binary;
   EXPECT_NE(refused.reason.find("symbolic link owned by uid " + std::to_string(outsider)), std::string::npos)
       << refused.reason;
 
   fs::create_symlink(tmp.path(), links / "mine");  // this user's (root's) link: followed
   RemoteConfig through_ours = config();
-  through_ours.endpoint.path = (links / "mine" / "shared").string();
-  RemoteResult hit = FileRemote(through_ours).load(kKey);
+  through_ours.endpoint = endpoint_of("file://" + (links / "mine" / "shared").string());
+  RemoteResult hit = client_of<FileRemote>(through_ours).load(kKey);
   ASSERT_EQ(hit.status, RemoteStatus::ok) << hit.reason;
   EXPECT_EQ(hit.binary, "ours");
 }
@@ -248,7 +248,7 @@ TEST_F(SharedDirectory, AShareIsNeverReachedThroughAnotherUsersLink) {
 // only when its tag verifies.
 TEST_F(SharedDirectory, InASignedShareOnlyASignedLeaseHoldsAKey) {
   ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
-  FileRemote a(config("team-secret")), b(config("team-secret"));
+  auto a = client_of<FileRemote>(config("team-secret")), b = client_of<FileRemote>(config("team-secret"));
   ASSERT_EQ(a.acquire_lease(kKey, "token-a").status, RemoteStatus::ok);
   EXPECT_EQ(b.lease_exists(kKey).status, RemoteStatus::ok);
   EXPECT_EQ(b.acquire_lease(kKey, "token-b").status, RemoteStatus::miss);
@@ -301,11 +301,11 @@ TEST_F(SharedDirectory, AFolderAnOutsiderMadeFirstDoesNotStopPublishing) {
 
   const RemoteConfig signing = config("team-secret");
   EXPECT_EQ(as_user(member, [&] {
-              FileRemote remote(signing);
+              auto remote = client_of<FileRemote>(signing);
               RemoteResult saved = remote.save(kKey, "published", nlohmann::json::object());
               if (saved.status != RemoteStatus::ok) return 1;
               if (saved.notice.find("jitcache (uid " + std::to_string(outsider)) == std::string::npos) return 2;
-              RemoteResult loaded = FileRemote(signing).load(kKey);
+              RemoteResult loaded = client_of<FileRemote>(signing).load(kKey);
               if (loaded.status != RemoteStatus::ok || loaded.binary != "published") return 3;
               SharedDirFacts facts;
               if (remote.survey(&facts).status != RemoteStatus::ok) return 4;
@@ -315,7 +315,7 @@ TEST_F(SharedDirectory, AFolderAnOutsiderMadeFirstDoesNotStopPublishing) {
             0)
       << "1: not published, 2: no notice, 3: not read back, 4/5: the survey does not name the folder";
   EXPECT_TRUE(fs::is_empty(shared / "jitcache"));
-  RemoteResult other_reader = FileRemote(signing).load(kKey);  // another user (root) finds it there too
+  RemoteResult other_reader = client_of<FileRemote>(signing).load(kKey);  // another user (root) finds it there too
   ASSERT_EQ(other_reader.status, RemoteStatus::ok) << other_reader.reason;
   EXPECT_EQ(other_reader.binary, "published");
 }
@@ -336,7 +336,7 @@ std::uint64_t bytes_read_so_far() {
 // replaced). Its header is read first; a file that is not a whole entry of that key is the key's
 // corrupt, and the remote goes on serving the other keys.
 TEST_F(SharedDirectory, AFileThatIsNoEntryOfItsKeyIsRefusedByItsHeaderAndCostsOnlyThatKey) {
-  FileRemote remote(config());
+  auto remote = client_of<FileRemote>(config());
   ASSERT_EQ(remote.save(kNeighbour, "neighbour", nlohmann::json::object()).status, RemoteStatus::ok);
   fs::create_directories(entry_of(kKey).parent_path());
   write_text(entry_of(kKey), std::string(8 << 20, 'x'));
@@ -353,7 +353,7 @@ TEST_F(SharedDirectory, AFileThatIsNoEntryOfItsKeyIsRefusedByItsHeaderAndCostsOn
 
   RemoteConfig capped = config();
   capped.max_reply_bytes = 1 << 20;
-  FileRemote small(capped);
+  auto small = client_of<FileRemote>(capped);
   write_text(entry_of(kKey), std::string(2 << 20, 'x'));
   EXPECT_EQ(small.load(kKey).status, RemoteStatus::corrupt);
   RemoteResult other = small.load(kNeighbour);  // the remote is not skipped for the back-off
@@ -365,7 +365,7 @@ TEST_F(SharedDirectory, AFileThatIsNoEntryOfItsKeyIsRefusedByItsHeaderAndCostsOn
 
 TEST_F(SharedDirectory, AMissingDirectoryIsAnErrorNamingIt) {
   fs::remove(shared);
-  RemoteResult missing = FileRemote(config()).load(kKey);
+  RemoteResult missing = client_of<FileRemote>(config()).load(kKey);
   EXPECT_EQ(missing.status, RemoteStatus::error) << missing.reason;
   EXPECT_NE(missing.reason.find(shared.string()), std::string::npos) << missing.reason;
 }

@@ -8,6 +8,7 @@
 #include "hashing/recorded_inputs.hpp"
 #include "nginx_server.hpp"
 #include "store/remote/http_remote.hpp"
+#include "remote_clients.hpp"
 
 namespace jitcache::testing {
 namespace {
@@ -16,8 +17,7 @@ const Digest128 kKey{1, 2};
 
 RemoteConfig config_for(const std::string& url, const NginxServer& server) {
   RemoteConfig config;
-  std::string error;
-  config.endpoint = *parse_remote_url(url, &error);
+  config.endpoint = endpoint_of(url);
   config.command_timeout = std::chrono::milliseconds(5000);  // generous: the CI machine is busy
   config.connect_timeout = std::chrono::milliseconds(5000);
   config.backoff = std::chrono::hours(1);
@@ -27,26 +27,26 @@ RemoteConfig config_for(const std::string& url, const NginxServer& server) {
 
 TEST(RemoteHttp, BasicAuthWithTheRightPasswordWorksAWrongOneTurnsTheRemoteOff) {
   NginxServer server(NginxServer::Options::basic_auth("builder", "right-secret"));
-  HttpRemote right(config_for(server.url(), server));
+  auto right = client_of<HttpRemote>(config_for(server.url(), server));
   ASSERT_EQ(right.save(kKey, "b", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(right.load(kKey).status, RemoteStatus::ok);
 
-  HttpRemote wrong(config_for(server.url_with_credentials("builder", "wrong-secret"), server));
+  auto wrong = client_of<HttpRemote>(config_for(server.url_with_credentials("builder", "wrong-secret"), server));
   RemoteResult refused = wrong.load(kKey);
   EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
   EXPECT_EQ(refused.reason.find("wrong-secret"), std::string::npos) << refused.reason;
   EXPECT_EQ(wrong.describe().find("wrong-secret"), std::string::npos) << wrong.describe();
   EXPECT_EQ(wrong.load(kKey).status, RemoteStatus::skipped);  // off for the life of the client
-  EXPECT_EQ(HttpRemote(config_for(server.url_with_credentials("", ""), server)).load(kKey).status,
+  EXPECT_EQ(client_of<HttpRemote>(config_for(server.url_with_credentials("", ""), server)).load(kKey).status,
             RemoteStatus::rejected);  // no credentials at all
 }
 
 TEST(RemoteHttp, ABearerTokenIsSentAndNeverShown) {
   NginxServer server(NginxServer::Options::bearer("token-123"));
   RemoteConfig config = config_for(server.url(), server);
-  EXPECT_EQ(HttpRemote(config).load(kKey).status, RemoteStatus::rejected);  // none sent: 401
-  config.bearer_token = "token-123";
-  HttpRemote remote(config);
+  EXPECT_EQ(client_of<HttpRemote>(config).load(kKey).status, RemoteStatus::rejected);  // none sent: 401
+  config.scheme_settings["remote_bearer_token"] = "token-123";
+  auto remote = client_of<HttpRemote>(config);
   ASSERT_EQ(remote.save(kKey, "b", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(remote.load(kKey).status, RemoteStatus::ok);
   EXPECT_EQ(remote.describe().find("token-123"), std::string::npos) << remote.describe();
@@ -54,19 +54,19 @@ TEST(RemoteHttp, ABearerTokenIsSentAndNeverShown) {
 
 TEST(RemoteHttp, HttpsTrustsOnlyTheConfiguredCertificate) {
   NginxServer server(NginxServer::Options::https());
-  HttpRemote trusting(config_for(server.url(), server));
+  auto trusting = client_of<HttpRemote>(config_for(server.url(), server));
   ASSERT_EQ(trusting.save(kKey, "b", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(trusting.load(kKey).status, RemoteStatus::ok);
 
   RemoteConfig system_cas = config_for(server.url(), server);
   system_cas.ca_file.clear();  // the system's CAs do not vouch for a self-signed certificate
-  RemoteResult refused = HttpRemote(system_cas).load(kKey);
+  RemoteResult refused = client_of<HttpRemote>(system_cas).load(kKey);
   EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
 
   // The trusted certificate, but for another name (it names 127.0.0.1; asked as localhost): refused.
   std::string url = server.url();
   url.replace(url.find("127.0.0.1"), 9, "localhost");
-  RemoteResult other_name = HttpRemote(config_for(url, server)).load(kKey);
+  RemoteResult other_name = client_of<HttpRemote>(config_for(url, server)).load(kKey);
   EXPECT_EQ(other_name.status, RemoteStatus::rejected) << other_name.reason;
   EXPECT_NE(other_name.reason.find("name"), std::string::npos) << other_name.reason;  // not a refused connection
   EXPECT_TRUE(other_name.binary.empty());
@@ -74,13 +74,13 @@ TEST(RemoteHttp, HttpsTrustsOnlyTheConfiguredCertificate) {
 
 TEST(RemoteHttp, AServerThatRefusesWritesStillServesReads) {
   NginxServer writable;
-  HttpRemote producer(config_for(writable.url(), writable));
+  auto producer = client_of<HttpRemote>(config_for(writable.url(), writable));
   ASSERT_EQ(producer.save(kKey, "b", nlohmann::json::object()).status, RemoteStatus::ok);
 
   NginxServer read_only(NginxServer::Options::refusing_writes());
   std::filesystem::create_directories((read_only.root() / producer.record_path(kKey)).parent_path());
   std::filesystem::copy_file(writable.root() / producer.record_path(kKey), read_only.root() / producer.record_path(kKey));
-  HttpRemote consumer(config_for(read_only.url(), read_only));
+  auto consumer = client_of<HttpRemote>(config_for(read_only.url(), read_only));
   RemoteResult write = consumer.save(Digest128{5, 6}, "b", nlohmann::json::object());
   EXPECT_EQ(write.status, RemoteStatus::skipped) << write.reason;  // not a failure: no back-off
   EXPECT_EQ(consumer.load(kKey).status, RemoteStatus::ok);
@@ -90,7 +90,7 @@ TEST(RemoteHttp, AServerThatRefusesWritesStillServesReads) {
 
 TEST(RemoteHttp, WarmFindsPublishedProgramsAndTheirInputRecords) {
   NginxServer server;
-  HttpRemote remote(config_for(server.url(), server));
+  auto remote = client_of<HttpRemote>(config_for(server.url(), server));
   RecordedInputs inputs;
   inputs.input = "__kernel void k() {}";
   const std::string record = encode_recorded_inputs(inputs);

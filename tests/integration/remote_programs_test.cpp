@@ -5,6 +5,7 @@
 
 #include "hashing/recorded_inputs.hpp"
 #include "redis_server.hpp"
+#include "remote_clients.hpp"
 #include "store/remote/remote_framing.hpp"
 #include "store/remote/remote_programs.hpp"
 
@@ -15,8 +16,7 @@ const Digest128 kKey{1, 2};
 
 RemoteConfig config_for(const RedisServer& server, std::string hmac_key = "") {
   RemoteConfig config;
-  std::string error;
-  config.endpoint = *parse_remote_url(server.url(), &error);
+  config.endpoint = endpoint_of(server.url());
   config.command_timeout = std::chrono::milliseconds(5000);  // generous: the CI machine is busy
   config.connect_timeout = std::chrono::milliseconds(5000);
   config.hmac_key = std::move(hmac_key);
@@ -41,7 +41,7 @@ nlohmann::json a_sidecar(const Digest128& key, const Digest128& inputs) {
 
 TEST(RemotePrograms, AnInputRecordIsSentOnceAndComesBackWhole) {
   RedisServer server;
-  RedisRemote store(config_for(server));
+  auto store = client_of<RedisRemote>(config_for(server));
   const std::string record = a_record("__kernel void k() {}");
   const Digest128 digest = xxh3_128(record);
   EXPECT_EQ(fetch_inputs(store, digest).status, RemoteStatus::miss);
@@ -65,7 +65,7 @@ TEST(RemotePrograms, AnInputRecordIsSentOnceAndComesBackWhole) {
 
 TEST(RemotePrograms, AnInputRecordFailingAnyCheckIsRefusedWithTheReason) {
   RedisServer server;
-  RedisRemote store(config_for(server));
+  auto store = client_of<RedisRemote>(config_for(server));
   const std::string record = a_record("__kernel void k() {}");
   const Digest128 digest = xxh3_128(record);
   const std::string name = inputs_name(store, digest);
@@ -98,7 +98,7 @@ TEST(RemotePrograms, AnInputRecordFailingAnyCheckIsRefusedWithTheReason) {
 
 TEST(RemotePrograms, WithAnHmacKeyOnlyRecordsSignedWithItAreAccepted) {
   RedisServer server;
-  RedisRemote cluster(config_for(server, "cluster-secret"));
+  auto cluster = client_of<RedisRemote>(config_for(server, "cluster-secret"));
   const std::string record = a_record("__kernel void k() {}");
   const Digest128 digest = xxh3_128(record);
   bool sent = false;
@@ -118,7 +118,7 @@ TEST(RemotePrograms, WithAnHmacKeyOnlyRecordsSignedWithItAreAccepted) {
 
 TEST(RemotePrograms, SummariesAreListedAndABadOneIsRefusedWithItsName) {
   RedisServer server;
-  RedisRemote store(config_for(server, "cluster-secret"));
+  auto store = client_of<RedisRemote>(config_for(server, "cluster-secret"));
   const Digest128 inputs{5, 6}, second{3, 4}, third{9, 9};
   ASSERT_EQ(publish_program(store, kKey, *program_summary(a_sidecar(kKey, inputs), 100)).status, RemoteStatus::ok);
   ASSERT_EQ(publish_program(store, second, *program_summary(a_sidecar(second, inputs), 100)).status, RemoteStatus::ok);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <random>
 
+#include "remote_clients.hpp"
 #include "store/files/file_ops.hpp"
 #include "store/remote/file_remote.hpp"
 #include "store/remote/signed_entry.hpp"
@@ -87,8 +88,7 @@ class SignedShareTrust : public ::testing::Test {
 
   RemoteConfig config(const std::string& hmac_key = "team-secret") const {
     RemoteConfig config;
-    config.endpoint.kind = RemoteEndpoint::Kind::file;
-    config.endpoint.path = shared.string();
+    config.endpoint = endpoint_of("file://" + shared.string());
     config.hmac_key = hmac_key;
     config.command_timeout = std::chrono::milliseconds(5000);  // generous: the CI machine is busy
     config.backoff = std::chrono::hours(1);
@@ -117,7 +117,7 @@ TEST_F(SignedShareTrust, ALeaseThatDoesNotVerifyNeverHoldsTheKeyEvenWhenItCannot
   ThrowAwayUser outsider, member;
   if (!outsider.made() || !member.made()) GTEST_SKIP() << "needs root and useradd to act as two other users";
   const RemoteConfig signing = config();
-  const FileRemote layout(signing);
+  const auto layout = client_of<FileRemote>(signing);
   ASSERT_EQ(outsider.run([&] {
               const std::int64_t soon_ms = fileops::now_ns() / 1000000 + 30000;
               const fs::path lease = shared / layout.lease_path(kKey);
@@ -130,7 +130,7 @@ TEST_F(SignedShareTrust, ALeaseThatDoesNotVerifyNeverHoldsTheKeyEvenWhenItCannot
             0);
   for (const Digest128& key : {kKey, kFifoKey, kFolderKey}) {
     EXPECT_EQ(member.run([&] {
-                FileRemote first(signing), second(signing);
+                auto first = client_of<FileRemote>(signing), second = client_of<FileRemote>(signing);
                 const auto started = std::chrono::steady_clock::now();
                 if (first.acquire_lease(key, "token-first").status != RemoteStatus::ok) return 1;
                 if (std::chrono::steady_clock::now() - started > std::chrono::seconds(3)) return 2;
@@ -155,7 +155,7 @@ TEST_F(SignedShareTrust, WhenBothLeaseNamesAreBlockedTheKeyIsBuiltWithoutALease)
   ThrowAwayUser outsider, member;
   if (!outsider.made() || !member.made()) GTEST_SKIP() << "needs root and useradd to act as two other users";
   const RemoteConfig signing = config();
-  const FileRemote layout(signing);
+  const auto layout = client_of<FileRemote>(signing);
   ASSERT_FALSE(layout.second_lease_path(kKey).empty());
   ASSERT_EQ(outsider.run([&] {
               if (!make_open_folders(shared, layout.lease_path(kKey))) return 1;
@@ -166,7 +166,7 @@ TEST_F(SignedShareTrust, WhenBothLeaseNamesAreBlockedTheKeyIsBuiltWithoutALease)
             }),
             0);
   EXPECT_EQ(member.run([&] {
-              FileRemote remote(signing);
+              auto remote = client_of<FileRemote>(signing);
               RemoteResult taken = remote.acquire_lease(kKey, "token");
               if (taken.status != RemoteStatus::ok) return 1;
               if (taken.notice.find("without a lease") == std::string::npos) return 2;
@@ -192,7 +192,7 @@ std::uint64_t bytes_read_so_far() {
 // file) was read whole by every lookup, and past the remote's deadline it was a timeout of the
 // whole remote. In a signed share the entry's size is signed and checked before its body is read.
 TEST_F(SignedShareTrust, AWholeLookingOversizeEntryIsRefusedBeforeItsBodyIsRead) {
-  FileRemote remote(config());
+  auto remote = client_of<FileRemote>(config());
   ASSERT_EQ(remote.save(kNeighbour, "neighbour", nlohmann::json::object()).status, RemoteStatus::ok);
   const fs::path entry = shared / remote.record_path(kKey);
   fs::create_directories(entry.parent_path());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "redis_server.hpp"
+#include "remote_clients.hpp"
 #include "store/remote/redis_remote.hpp"
 #include "store/remote/remote_record.hpp"
 
@@ -14,8 +15,7 @@ const Digest128 kOtherKey{3, 4};
 
 RemoteConfig config_for(const RedisServer& server, std::string password = "") {
   RemoteConfig config;
-  std::string error;
-  config.endpoint = *parse_remote_url(password.empty() ? server.url() : server.url_with_password(password), &error);
+  config.endpoint = endpoint_of(password.empty() ? server.url() : server.url_with_password(password));
   config.command_timeout = std::chrono::milliseconds(2000);  // generous: the CI machine is busy
   config.connect_timeout = std::chrono::milliseconds(2000);
   return config;
@@ -23,7 +23,7 @@ RemoteConfig config_for(const RedisServer& server, std::string password = "") {
 
 TEST(RedisRemote, SavedRecordLoadsBackUnderItsKeyOnly) {
   RedisServer server;
-  RedisRemote store(config_for(server));
+  auto store = client_of<RedisRemote>(config_for(server));
   EXPECT_EQ(store.load(kKey).status, RemoteStatus::miss);
   ASSERT_EQ(store.save(kKey, "binary", {{"kernel_names", {"k"}}}).status, RemoteStatus::ok);
   RemoteResult hit = store.load(kKey);
@@ -37,7 +37,7 @@ TEST(RedisRemote, SavedRecordLoadsBackUnderItsKeyOnly) {
 
 TEST(RedisRemote, LeaseHasOneHolderAndOnlyItsTokenReleasesIt) {
   RedisServer server;
-  RedisRemote node_a(config_for(server)), node_b(config_for(server));
+  auto node_a = client_of<RedisRemote>(config_for(server)), node_b = client_of<RedisRemote>(config_for(server));
   std::string token_a = new_lease_token(), token_b = new_lease_token();
   ASSERT_NE(token_a, token_b);
   EXPECT_EQ(node_b.lease_exists(kKey).status, RemoteStatus::miss);
@@ -56,7 +56,7 @@ TEST(RedisRemote, PrefixesSeparateCaches) {
   RemoteConfig first = config_for(server), second = config_for(server);
   first.prefix = "one";
   second.prefix = "two";
-  RedisRemote one(first), two(second);
+  auto one = client_of<RedisRemote>(first), two = client_of<RedisRemote>(second);
   ASSERT_EQ(one.save(kKey, "x", nlohmann::json::object()).status, RemoteStatus::ok);
   EXPECT_EQ(two.load(kKey).status, RemoteStatus::miss);
   EXPECT_EQ(one.load(kKey).status, RemoteStatus::ok);
@@ -64,7 +64,7 @@ TEST(RedisRemote, PrefixesSeparateCaches) {
 
 TEST(RedisRemote, AfterAFailureNothingIsSentDuringTheBackOff) {
   RedisServer server;
-  RedisRemote store(config_for(server));
+  auto store = client_of<RedisRemote>(config_for(server));
   ASSERT_EQ(store.save(kKey, "x", nlohmann::json::object()).status, RemoteStatus::ok);
   server.kill();
   RemoteResult failed = store.load(kKey);
@@ -79,7 +79,7 @@ TEST(RedisRemote, AHungServerTimesOutOnce) {
   RedisServer server;
   RemoteConfig config = config_for(server);
   config.command_timeout = std::chrono::milliseconds(100);
-  RedisRemote store(config);
+  auto store = client_of<RedisRemote>(config);
   server.pause();
   EXPECT_EQ(store.load(kKey).status, RemoteStatus::timeout);
   EXPECT_EQ(store.load(kKey).status, RemoteStatus::skipped);
@@ -88,23 +88,23 @@ TEST(RedisRemote, AHungServerTimesOutOnce) {
 
 TEST(RedisRemote, RefusedCredentialsTurnTheRemoteOff) {
   RedisServer server("right");
-  RedisRemote wrong(config_for(server, "wrong"));
+  auto wrong = client_of<RedisRemote>(config_for(server, "wrong"));
   RemoteResult refused = wrong.load(kKey);
   EXPECT_EQ(refused.status, RemoteStatus::rejected) << refused.reason;
   EXPECT_EQ(refused.reason.find("wrong"), std::string::npos) << "the password must not be echoed";
   EXPECT_EQ(wrong.load(kKey).status, RemoteStatus::skipped);
 
   RemoteConfig no_password = config_for(server);
-  no_password.endpoint.password.clear();
-  EXPECT_EQ(RedisRemote(no_password).load(kKey).status, RemoteStatus::rejected);  // NOAUTH
-  EXPECT_EQ(RedisRemote(config_for(server)).load(kKey).status, RemoteStatus::miss);
+  no_password.endpoint = endpoint_of(server.url_with_password(""));
+  EXPECT_EQ(client_of<RedisRemote>(no_password).load(kKey).status, RemoteStatus::rejected);  // NOAUTH
+  EXPECT_EQ(client_of<RedisRemote>(config_for(server)).load(kKey).status, RemoteStatus::miss);
 }
 
 TEST(RedisRemote, SignedStoreRefusesUnsignedRecords) {
   RedisServer server;
   RemoteConfig signing = config_for(server);
   signing.hmac_key = "k";
-  RedisRemote signed_store(signing);
+  auto signed_store = client_of<RedisRemote>(signing);
   // Someone without the key writes an unsigned record straight into the signed namespace.
   server.set(signed_store.record_name(kKey), encode_record(kKey, "evil", nlohmann::json::object(), ""));
   EXPECT_EQ(signed_store.load(kKey).status, RemoteStatus::bad_hmac);
@@ -119,7 +119,8 @@ TEST(RedisRemote, SignedAndUnsignedNodesNeverOverwriteEachOther) {
   RemoteConfig signed_config = config_for(server), other_key_config = config_for(server);
   signed_config.hmac_key = "cluster-key";
   other_key_config.hmac_key = "another-key";
-  RedisRemote unsigned_node(config_for(server)), signed_node(signed_config), other_node(other_key_config);
+  auto unsigned_node = client_of<RedisRemote>(config_for(server)), signed_node = client_of<RedisRemote>(signed_config),
+       other_node = client_of<RedisRemote>(other_key_config);
   ASSERT_EQ(signed_node.save(kKey, "signed", nlohmann::json::object()).status, RemoteStatus::ok);
   ASSERT_EQ(unsigned_node.save(kKey, "unsigned", nlohmann::json::object()).status, RemoteStatus::ok);
   ASSERT_EQ(other_node.save(kKey, "other", nlohmann::json::object()).status, RemoteStatus::ok);

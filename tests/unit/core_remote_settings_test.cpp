@@ -1,6 +1,6 @@
 // The settings of a remote: env_keys beside one (core/settings.cpp: a bare '*' would send the whole
 // environment with every entry to a server others read, issue 36.6), and a remote listed twice
-// (core/remote_tier.cpp).
+// (core/remote_tier.cpp), and what reaches a remote's client of the settings its scheme names.
 #include <gtest/gtest.h>
 
 #include <stdlib.h>
@@ -10,6 +10,7 @@
 
 #include "core/remote_tier.hpp"
 #include "core/settings.hpp"
+#include "store/remote/remote_schemes.hpp"
 
 namespace jitcache {
 namespace {
@@ -24,7 +25,9 @@ class RemoteSettings : public ::testing::Test {
   }();
   void SetUp() override { ::setenv("JITCACHE_DIR", (tmp / "cache").c_str(), 1); }
   void TearDown() override {
-    for (const char* name : {"JITCACHE_DIR", "JITCACHE_ENV_KEYS", "JITCACHE_REMOTE"}) ::unsetenv(name);
+    for (const char* name : {"JITCACHE_DIR", "JITCACHE_ENV_KEYS", "JITCACHE_REMOTE", "JITCACHE_REMOTE_BEARER_TOKEN"}) {
+      ::unsetenv(name);
+    }
     fs::remove_all(tmp);
   }
   static long warnings_about_star(const Settings& settings) {
@@ -53,11 +56,27 @@ TEST_F(RemoteSettings, ARemoteListedTwiceIsAskedOnceWithAWarning) {
   std::vector<RemoteConfig> configs;
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
-  const std::string problem = remote_configs_from(load_settings(), &configs, &read_only, &lease_wait);
+  const std::string problem = remote_configs_from(load_settings(), remote_schemes(), &configs, &read_only, &lease_wait);
   ASSERT_EQ(configs.size(), 2u);
-  EXPECT_EQ(configs[0].endpoint.path, "/srv/jit");
-  EXPECT_EQ(configs[1].endpoint.host, "cache.example.org");
+  EXPECT_EQ(configs[0].endpoint->redacted(), "file:///srv/jit");
+  EXPECT_EQ(configs[1].endpoint->redacted(), "http://cache.example.org:80/jit");
   EXPECT_NE(problem.find("remote 3 (file:///srv/jit) is listed before"), std::string::npos) << problem;
+}
+
+// A scheme's own setting (HTTP's bearer token) reaches the clients of that scheme only, and is
+// shown as *** (a Secret row of the table).
+TEST_F(RemoteSettings, ASchemesOwnSettingReachesOnlyItsClients) {
+  ::setenv("JITCACHE_REMOTE", "redis://cache.example.org|https://cache.example.org/jit", 1);
+  ::setenv("JITCACHE_REMOTE_BEARER_TOKEN", "tok-123", 1);
+  std::vector<RemoteConfig> configs;
+  bool read_only = false;
+  std::chrono::milliseconds lease_wait{0};
+  const Settings settings = load_settings();
+  const std::string problem = remote_configs_from(settings, remote_schemes(), &configs, &read_only, &lease_wait);
+  ASSERT_EQ(configs.size(), 2u) << problem;
+  EXPECT_TRUE(configs[0].scheme_settings.empty());
+  EXPECT_EQ(configs[1].scheme_setting("remote_bearer_token"), "tok-123");
+  EXPECT_EQ(redacted_setting("remote_bearer_token", settings.remote_bearer_token), "***");
 }
 
 }  // namespace

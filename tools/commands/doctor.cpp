@@ -22,8 +22,6 @@
 #include "store/files/json_file.hpp"
 #include "store/files/root_check.hpp"
 #include "store/files/user_path.hpp"
-#include "store/remote/redis_remote.hpp"
-#include "store/remote/remote_survey.hpp"
 #include "store/tiers/tiers.hpp"
 #include "tools/commands/command.hpp"
 #include "tools/lib/format.hpp"
@@ -32,7 +30,6 @@
 #include "tools/lib/version.hpp"
 #ifndef _WIN32
 #include "core/library_check.hpp"
-#include "store/remote/file_remote.hpp"
 #include "tools/lib/visible_drivers.hpp"
 #endif
 
@@ -287,117 +284,10 @@ void check_injection(Findings* out) {
 #endif
 }
 
-// "HMAC on both ends": signed and unsigned records live in separate namespaces
-// (docs/remote.md, Trust model), so nodes that differ in JITCACHE_REMOTE_HMAC_KEY share nothing.
-// What the server holds tells whether the other nodes sign as this one does.
-void check_signing(RedisRemote& store, Findings* out) {
-  constexpr std::size_t kMaxScanCalls = 100;  // about 100000 key names: enough to see each kind
-  const bool signs = !store.config().hmac_key.empty();
-  const std::string same_key = "set the same JITCACHE_REMOTE_HMAC_KEY on every node that shares this server "
-                               "(docs/remote.md, Trust model)";
-  RemoteSurvey survey;
-  RemoteResult walked = survey_remote(store, kMaxScanCalls, &survey);
-  if (walked.status != RemoteStatus::ok) {
-    out->push_back({"remote signing", "warn", "could not list the server's records: " + walked.reason,
-                    "check that the Redis user may run SCAN"});
-    return;  // what was seen before the failure is no verdict
-  }
-  auto keys = [](std::size_t n) { return std::to_string(n) + (n == 1 ? " other key" : " other keys"); };
-  std::string seen = std::to_string(survey.unsigned_records) + " unsigned, " +
-                     (signs ? std::to_string(survey.own_records) + " signed with this key, " : "") +
-                     std::to_string(survey.other_records) + " signed with " + keys(survey.other_namespaces.size());
-  if (!survey.complete) seen += ", among the first " + std::to_string(survey.names_seen) + " names";
-  const std::size_t others = signs ? survey.unsigned_records + survey.other_records : survey.own_records + survey.other_records;
-  const std::size_t ours = signs ? survey.own_records : survey.unsigned_records;
-  if (!signs) {
-    // Without a key this node reads and writes the unsigned records only.
-    if (others > 0) {
-      out->push_back({"remote signing", ours > 0 ? "warn" : "fail",
-                      "this node does not sign, but the server holds records signed by other nodes: it never sees "
-                      "them (records: " + seen + ")",
-                      same_key});
-    } else {
-      out->push_back({"remote signing", "warn",
-                      "records are not signed: whoever can write the server decides what binaries run here (records: " +
-                          seen + ")",
-                      "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"});
-    }
-    return;
-  }
-  if (others > 0) {
-    const std::string who = survey.unsigned_records > 0 && survey.other_records > 0
-                                ? "nodes without a key and nodes with another key"
-                                : survey.unsigned_records > 0 ? "nodes without a key" : "nodes with another key";
-    out->push_back({"remote signing", ours > 0 ? "warn" : "fail",
-                    "this node signs, but the server also holds records of " + who +
-                        ": they and this node never share a build (records: " + seen + ")",
-                    same_key + "; during a key rotation this is expected"});
-  } else {
-    out->push_back({"remote signing", "ok", "records are signed and verified (records: " + seen + ")", ""});
-  }
-  // One record this node would read, verified as a lookup would: a forged or damaged one shows here.
-  if (survey.own_sample) {
-    RemoteResult sample = store.load(*survey.own_sample);
-    if (sample.status == RemoteStatus::bad_hmac || sample.status == RemoteStatus::corrupt) {
-      out->push_back({"remote record", "fail",
-                      store.record_name(*survey.own_sample) + ": " + to_string(sample.status) + ": " + sample.reason,
-                      "someone writes this namespace without the key, or the key differs between nodes: "
-                      "compare JITCACHE_REMOTE_HMAC_KEY, and restrict who can write the server"});
-    } else if (sample.status == RemoteStatus::ok) {
-      out->push_back({"remote record", "ok", "a signed record read back and verified with this key", ""});
-    }
-  }
-}
-
-#ifndef _WIN32
-// A file:// remote's directory: who it trusts, whether this user can write it, free space.
-void check_shared_directory(const RemoteConfig& config, bool read_only, const std::string& check, Findings* out) {
-  FileRemote remote(config);
-  SharedDirFacts facts;
-  if (remote.survey(&facts).status != RemoteStatus::ok) return;  // the probe said why
-  const std::string where = config.endpoint.path;
-  const std::string mode = "mode " + octal_mode(facts.mode) + ", uid " + std::to_string(facts.owner) + ", gid " +
-                           std::to_string(facts.group);
-  if (!facts.group_shared) {
-    out->push_back({check + " directory", "ok", where + " (" + mode + "): trusts its owner and root only", ""});
-  } else if (!(facts.mode & 02000)) {
-    out->push_back({check + " directory", "warn", where + " (" + mode + ") is group-writable but not setgid",
-                    "chmod g+s " + where + ": new folders then keep the group for every tool, not just jitcache"});
-  } else {
-    out->push_back({check + " directory", "ok",
-                    where + " (" + mode + "): trusts its owner, root and the members of gid " +
-                        std::to_string(facts.group),
-                    ""});
-  }
-  if (facts.mode & 01000) {
-    out->push_back({check + " directory", "warn", where + " has the sticky bit",
-                    "stale leases and tmp files of other users cannot be removed: chmod -t " + where});
-  }
-  if (!facts.obstructed.empty()) {
-    std::string folders;
-    for (const std::string& folder : facts.obstructed) folders += (folders.empty() ? "" : ", ") + folder;
-    out->push_back({check + " folders", "fail",
-                    "in " + where + ", not writable by the share's users: " + folders +
-                        "; this user's records go to second names there, which users of other versions do not read",
-                    "the folder's owner or root removes it (docs/remote.md, Shared directories)"});
-  }
-  if (!facts.writable && !read_only) {
-    out->push_back({check + " writes", "warn", "this user cannot write " + where + ": hits are served, nothing is stored",
-                    "JITCACHE_REMOTE_READ_ONLY=1 says so, or add this user to the directory's group"});
-  }
-  constexpr std::uint64_t kLowSpace = 1ull << 30;
-  out->push_back({check + " space", facts.free_bytes < kLowSpace ? "warn" : "ok",
-                  format_size(facts.free_bytes) + " free on " + where,
-                  facts.free_bytes < kLowSpace ? "jitcache does not evict a shared directory: clean it with a cron job "
-                                                 "(docs/remote.md, Shared directories)"
-                                               : ""});
-}
-#endif
-
-// One configured remote: does it answer (a lookup of a key nobody has), and, for Redis, do the
-// nodes sharing it sign alike. `check`: "remote", or "remote 2" and on for the later ones.
+// One configured remote: does it answer (a lookup of a key nobody has), then what its scheme can
+// tell of itself (RemoteClient::check). `check`: "remote", or "remote 2" and on for the later ones.
 void check_one_remote(const RemoteConfig& config, bool read_only, const std::string& check, Findings* out) {
-  std::unique_ptr<RemoteClient> client = linked_tiers().open_remote(config);
+  std::unique_ptr<RemoteClient> client = open_remote(config);
   const auto started = std::chrono::steady_clock::now();
   RemoteResult probe = client->load(Digest128{0, 0});
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
@@ -408,20 +298,11 @@ void check_one_remote(const RemoteConfig& config, bool read_only, const std::str
                                       (read_only ? " (read-only)" : ""), ""});
   } else {
     out->push_back({check, "fail", where + ": " + to_string(probe.status) + ": " + probe.reason,
-                    std::string(remote_scheme(config.endpoint.kind).advice)});
+                    std::string(config.endpoint->scheme->advice)});
+    return;
   }
-  if (!answers) return;
-  if (config.endpoint.kind == RemoteEndpoint::Kind::file) {
-#ifndef _WIN32
-    check_shared_directory(config, read_only, check, out);
-#endif
-  } else if (config.endpoint.kind == RemoteEndpoint::Kind::redis) {
-    RedisRemote store(config);
-    check_signing(store, out);
-  } else if (config.hmac_key.empty()) {  // an HTTP server cannot be listed: what this node does is all we know
-    out->push_back({check + " signing", "warn",
-                    "records are not signed: whoever can write the server decides what binaries run here",
-                    "set the same JITCACHE_REMOTE_HMAC_KEY on every node (docs/remote.md, Trust model)"});
+  for (RemoteFinding& finding : client->check(read_only)) {
+    out->push_back({check + " " + finding.aspect, finding.verdict, finding.detail, finding.advice});
   }
 }
 
@@ -433,7 +314,7 @@ void check_remote(const Settings& settings, Findings* out) {
   std::vector<RemoteConfig> configs;
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
-  std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  std::string problem = remote_configs_from(settings, linked_tiers().remote_schemes(), &configs, &read_only, &lease_wait);
   std::string ca_problem;
   if (!trusted_remote_ca_file(settings, &ca_problem)) {
     out->push_back({"remote CA file", "fail", ca_problem + ": HTTPS remotes are not asked",

@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "core/platform.hpp"
+#include "store/files/size_text.hpp"
 
 namespace jitcache::tool {
 namespace {
@@ -17,19 +18,7 @@ std::string one_decimal(double value, const char* unit) {
 
 }  // namespace
 
-std::string format_size(std::uint64_t bytes) {
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes) / 1024;
-  std::size_t unit = 0;
-  while (value >= 1024 && unit + 1 < std::size(units)) {
-    value /= 1024;
-    ++unit;
-  }
-  char text[64];
-  std::snprintf(text, sizeof text, "%.1f %s", value, units[unit]);
-  return text;
-}
+std::string format_size(std::uint64_t bytes) { return size_text(bytes); }
 
 std::string format_duration_us(std::uint64_t us) {
   const double ms = static_cast<double>(us) / 1000;

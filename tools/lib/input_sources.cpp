@@ -119,7 +119,7 @@ class PackSource : public InputSource {
 class RemoteSource : public InputSource {
  public:
   explicit RemoteSource(std::vector<RemoteConfig> configs) {
-    for (RemoteConfig& config : configs) remotes_.push_back(linked_tiers().open_remote(std::move(config)));
+    for (RemoteConfig& config : configs) remotes_.push_back(open_remote(std::move(config)));
   }
   const char* name() const override { return "remote"; }
 
@@ -191,7 +191,7 @@ std::unique_ptr<InputSource> remote_source(const Settings& settings, std::string
   std::vector<RemoteConfig> configs;
   bool read_only = false;
   std::chrono::milliseconds lease_wait{0};
-  std::string problem = remote_configs_from(settings, &configs, &read_only, &lease_wait);
+  std::string problem = remote_configs_from(settings, linked_tiers().remote_schemes(), &configs, &read_only, &lease_wait);
   if (configs.empty()) {
     *why = problem;
     return nullptr;

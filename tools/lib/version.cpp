@@ -1,7 +1,7 @@
 #include "tools/lib/version.hpp"
 
 #include "jitcache_commit.h"  // generated at build time (cmake/write_commit.cmake)
-#include "store/remote_api/remote_url.hpp"
+#include "store/tiers/tiers.hpp"
 
 namespace jitcache::tool {
 
@@ -12,7 +12,7 @@ nlohmann::json version_info() {
   features.push_back("windows-injection");  // no remote, packs or helper there (MinGW: no libcrypto)
 #else
   features.push_back("level-zero");
-  for (const RemoteScheme& scheme : remote_schemes()) features.push_back("remote-" + std::string(scheme.name));
+  for (const RemoteScheme* scheme : linked_tiers().remote_schemes()) features.push_back("remote-" + std::string(scheme->name));
   features.push_back("remote-hmac");
   features.push_back("packs");
   features.push_back("capture-helper");
