@@ -26,6 +26,10 @@ std::string executable_path();
 // does not (no such process, Windows).
 std::optional<std::chrono::microseconds> process_cpu_time(long pid);
 
+// This process's CPU time so far (user + system, all its threads), at the kernel's own precision
+// (Linux: CLOCK_PROCESS_CPUTIME_ID, what getrusage and wait4 report).
+std::chrono::microseconds own_cpu_time();
+
 // Sets an environment variable (UTF-8) of this process, seen by std::getenv and inherited by the
 // programs it starts. Windows keeps two copies (the C runtime's and the process's): both change.
 void set_environment(const std::string& name, const std::string& value);

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -39,6 +40,12 @@ std::string executable_path() {
   char path[4096];
   const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
   return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
+}
+
+std::chrono::microseconds own_cpu_time() {
+  timespec now{};
+  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return std::chrono::microseconds(0);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::microseconds(now.tv_nsec / 1000);
 }
 
 std::optional<std::chrono::microseconds> process_cpu_time(long pid) {
