@@ -126,6 +126,15 @@ std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, Dis
   return job;
 }
 
+// This process's CPU so far: RUSAGE_SELF, its own (its workers account for theirs), or
+// RUSAGE_CHILDREN, its reaped workers'.
+std::chrono::microseconds cpu_of(int who) {
+  rusage usage{};
+  if (::getrusage(who, &usage) != 0) return std::chrono::microseconds(0);
+  auto us = [](const timeval& t) { return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec); };
+  return us(usage.ru_utime) + us(usage.ru_stime);
+}
+
 // SIGPROF ends this process after `seconds` of CPU time from now (0: no limit). CPU time, not wall
 // time: the helper runs behind all other work, so a build may wait long for a core.
 void limit_cpu_time(unsigned seconds) {
@@ -291,7 +300,7 @@ class Helper {
         worker_(work) {}
 
   int run() {
-    cpu_at_loop_ = cpu_at_last_job_ = platform::own_cpu_time();
+    cpu_at_loop_ = cpu_at_last_job_ = cpu_of(RUSAGE_SELF);
     for (;;) {
       if (!building_ && !paused()) start_next();
       if (!building_ && pending_.empty() && app_gone_) break;
@@ -475,7 +484,7 @@ class Helper {
 
   // The helper's CPU since the job before (and its start, with the first job).
   HelperCpu own_cpu_for_next_job() {
-    const std::chrono::microseconds now = platform::own_cpu_time();
+    const std::chrono::microseconds now = cpu_of(RUSAGE_SELF);
     HelperCpu cpu;
     if (!sent_a_job_) cpu.start_us = static_cast<std::uint64_t>(cpu_at_loop_.count());
     cpu.between_us = static_cast<std::uint64_t>((now - cpu_at_last_job_).count());
@@ -535,15 +544,10 @@ namespace {
 // At the helper's end, its workers reaped.
 void count_own_cpu(std::chrono::microseconds cpu_at_loop) {
   // Its workers count their own steps as they go; the helper its own, and what the OS charged it.
-  const std::chrono::microseconds total = platform::own_cpu_time();
+  const std::chrono::microseconds total = cpu_of(RUSAGE_SELF);
   count(std::string(counter::helper_cpu_prefix) + "helper_start", cpu_at_loop.count());
   count(std::string(counter::helper_cpu_prefix) + "helper", (total - cpu_at_loop).count());
-  rusage self {}, children {};
-  if (::getrusage(RUSAGE_SELF, &self) == 0 && ::getrusage(RUSAGE_CHILDREN, &children) == 0) {
-    auto us = [](const timeval& t) { return std::int64_t{t.tv_sec} * 1000000 + t.tv_usec; };
-    count(counter::helper_cpu_os_us,
-          us(self.ru_utime) + us(self.ru_stime) + us(children.ru_utime) + us(children.ru_stime));
-  }
+  count(counter::helper_cpu_os_us, (total + cpu_of(RUSAGE_CHILDREN)).count());
   flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
 }
 

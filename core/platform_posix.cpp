@@ -3,7 +3,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
-#include <time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -43,9 +43,12 @@ std::string executable_path() {
 }
 
 std::chrono::microseconds own_cpu_time() {
-  timespec now{};
-  if (::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now) != 0) return std::chrono::microseconds(0);
-  return std::chrono::seconds(now.tv_sec) + std::chrono::microseconds(now.tv_nsec / 1000);
+  rusage self{}, children{};
+  if (::getrusage(RUSAGE_SELF, &self) != 0 || ::getrusage(RUSAGE_CHILDREN, &children) != 0) {
+    return std::chrono::microseconds(0);
+  }
+  auto us = [](const timeval& t) { return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec); };
+  return us(self.ru_utime) + us(self.ru_stime) + us(children.ru_utime) + us(children.ru_stime);
 }
 
 std::optional<std::chrono::microseconds> process_cpu_time(long pid) {

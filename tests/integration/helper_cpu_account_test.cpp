@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -69,10 +70,12 @@ TEST(CaptureHelperCpuAccount, EachCapturedKeysTraceAndTheStatsAccountForTheHelpe
     EXPECT_NEAR(stats["helper_cpu"].value(step, -1.0), traced[step], 1e-5) << step;
   }
   EXPECT_GE(stats["helper_cpu"].value("helper", 0.0) + 1e-5, traced["helper"]);
+  std::printf("helper CPU: traces %.3f s, stats %.3f s, OS %.3f s\n", traced_total, total, os);
   const double tick = 0.001;  // rounding of the clocks
   EXPECT_LE(traced_total, os + tick) << "the traces account for more CPU than the OS charged the helper";
   EXPECT_LE(total, os + tick) << "the stats account for more CPU than the OS charged the helper";
-  EXPECT_GE(total, 0.8 * os) << "the stats' steps leave much of the helper's CPU unaccounted";
+  // Unaccounted: the worker's last moments after its last trace (a stats flush, a look at the store).
+  EXPECT_GE(total, 0.9 * os) << "the stats' steps leave much of the helper's CPU unaccounted";
 }
 
 }  // namespace
