@@ -21,7 +21,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from next_run import PR_SET_CHILD_SUBREAPER, children_cpu, reap_orphans  # noqa: E402
 
-ORDER = ["helper_start", "helper", "worker_start", "driver_load", "job", "build", "answers", "read_binary",
+ORDER = ["helper_startup", "helper", "worker_start", "driver_load", "job", "build", "answers", "read_binary",
          "load_back", "store"]
 
 

@@ -241,7 +241,7 @@ class Worker {
       ReplayOptions job = base;
       const std::vector<std::string> fields = split_fields(text);
       if (fields.size() != 7 || fds.size() != 1) std::_Exit(1);
-      cpu_account::add_other("helper_start", std::strtoull(fields[5].c_str(), nullptr, 10));
+      cpu_account::add_other("helper_startup", std::strtoull(fields[5].c_str(), nullptr, 10));
       cpu_account::add_other("helper", std::strtoull(fields[6].c_str(), nullptr, 10));
       job.record = read_record(fds[0]);
       ::close(fds[0]);
@@ -545,7 +545,7 @@ namespace {
 void count_own_cpu(std::chrono::microseconds cpu_at_loop) {
   // Its workers count their own steps as they go; the helper its own, and what the OS charged it.
   const std::chrono::microseconds total = cpu_of(RUSAGE_SELF);
-  count(std::string(counter::helper_cpu_prefix) + "helper_start", cpu_at_loop.count());
+  count(std::string(counter::helper_cpu_prefix) + "helper_startup", cpu_at_loop.count());
   count(std::string(counter::helper_cpu_prefix) + "helper", (total - cpu_at_loop).count());
   count(counter::helper_cpu_os_us, (total + cpu_of(RUSAGE_CHILDREN)).count());
   flush_stats(load_settings().dir, std::chrono::milliseconds(1000));

@@ -54,7 +54,7 @@ TEST(CaptureHelperCpuAccount, EachCapturedKeysTraceAndTheStatsAccountForTheHelpe
     }
   }
   EXPECT_GT(traced["driver_load"], 0.0);
-  EXPECT_GT(traced["worker_start"] + traced["helper_start"], 0.0);
+  EXPECT_GT(traced["worker_start"] + traced["helper_startup"], 0.0);
 
   // The helper ends once its app has gone and its jobs are done; it then counts what the OS
   // charged it (a bounded wait for that other process's effect).

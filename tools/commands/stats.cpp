@@ -121,7 +121,7 @@ void print_human(const nlohmann::json& stats) {
              "by step below; the OS charged " + seconds(stats["helper_cpu_os_s"]) + " to helpers that ended"});
   // In the order a capture goes through them (docs/trace-format.md, "helper_cpu"); any other after.
   const auto& steps = stats["helper_cpu"];
-  const std::vector<std::string> order = {"helper_start", "helper", "worker_start", "driver_load", "job", "build",
+  const std::vector<std::string> order = {"helper_startup", "helper", "worker_start", "driver_load", "job", "build",
                                           "answers", "read_binary", "load_back", "store"};
   for (const std::string& step : order) {
     if (steps.contains(step)) table.add({"    " + step, seconds(steps[step])});
