@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -36,6 +37,7 @@
 #include "capture/fd_passing.hpp"
 #include "capture/helper_priority.hpp"
 #include "capture/replay_scratch.hpp"
+#include "core/cpu_account.hpp"
 #include "core/platform.hpp"
 #include "core/stats.hpp"
 #include "hashing/recorded_inputs.hpp"
@@ -124,6 +126,15 @@ std::optional<Job> parse_job(const std::string& text, std::vector<int>& fds, Dis
   return job;
 }
 
+// This process's CPU so far: RUSAGE_SELF, its own (its workers account for theirs), or
+// RUSAGE_CHILDREN, its reaped workers'.
+std::chrono::microseconds cpu_of(int who) {
+  rusage usage{};
+  if (::getrusage(who, &usage) != 0) return std::chrono::microseconds(0);
+  auto us = [](const timeval& t) { return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec); };
+  return us(usage.ru_utime) + us(usage.ru_stime);
+}
+
 // SIGPROF ends this process after `seconds` of CPU time from now (0: no limit). CPU time, not wall
 // time: the helper runs behind all other work, so a build may wait long for a core.
 void limit_cpu_time(unsigned seconds) {
@@ -132,6 +143,12 @@ void limit_cpu_time(unsigned seconds) {
   timer.it_value.tv_sec = seconds;
   (void)::setitimer(ITIMER_PROF, &timer, nullptr);
 }
+
+// The helper process's own CPU that a job's trace shows (core/cpu_account.hpp).
+struct HelperCpu {
+  std::uint64_t start_us = 0;    // from its start to its loop: the first job only
+  std::uint64_t between_us = 0;  // in its loop since the job before (reading jobs, pacing, starting workers)
+};
 
 // A child of this process that builds the programs it is sent, one at a time: it says "s" when it
 // starts one (its driver loaded: the warm-up before it may take seconds on a busy machine) and
@@ -175,10 +192,12 @@ class Worker {
 
   bool warm_up(const std::string& device_digest) { return send_with_files(socket_, "warm:" + device_digest, {}); }
 
-  bool send(const Job& job, bool at_exit, bool waited_for) {
+  // `helper_cpu`: the helper's own CPU for this job, by step, in microseconds (its trace shows it).
+  bool send(const Job& job, bool at_exit, bool waited_for, const HelperCpu& helper_cpu) {
     return send_with_files(socket_, job.options.inputs + ":" + job.options.device_digest + ":" +
                                         job.options.expect_key + ":" + (at_exit ? "1" : "0") + ":" +
-                                        (waited_for ? "1" : "0"),
+                                        (waited_for ? "1" : "0") + ":" + std::to_string(helper_cpu.start_us) + ":" +
+                                        std::to_string(helper_cpu.between_us),
                            {job.record.get()});
   }
 
@@ -206,6 +225,7 @@ class Worker {
 
  private:
   [[noreturn]] static void serve(int socket, const ReplayOptions& base, const HelperWork& work) {
+    cpu_account::start("worker_start");  // its CPU since the fork
     // Before the driver loads: it reads its variables once (replay_one sets the same again).
     if (!base.scratch.empty()) platform::set_environment("POCL_CACHE_DIR", base.scratch);
     for (;;) {
@@ -217,9 +237,12 @@ class Worker {
         work.warm_up(text.substr(5), /*load_compiler=*/!base.in_apps_driver_cache);
         continue;
       }
+      cpu_account::switch_to("job");  // the record, the key, the lookups, the program: ours, per key
       ReplayOptions job = base;
       const std::vector<std::string> fields = split_fields(text);
-      if (fields.size() != 5 || fds.size() != 1) std::_Exit(1);
+      if (fields.size() != 7 || fds.size() != 1) std::_Exit(1);
+      cpu_account::add_other("helper_startup", std::strtoull(fields[5].c_str(), nullptr, 10));
+      cpu_account::add_other("helper", std::strtoull(fields[6].c_str(), nullptr, 10));
       job.record = read_record(fds[0]);
       ::close(fds[0]);
       job.inputs = fields[0];
@@ -277,6 +300,7 @@ class Helper {
         worker_(work) {}
 
   int run() {
+    cpu_at_loop_ = cpu_at_last_job_ = cpu_of(RUSAGE_SELF);
     for (;;) {
       if (!building_ && !paused()) start_next();
       if (!building_ && pending_.empty() && app_gone_) break;
@@ -327,6 +351,9 @@ class Helper {
     }
     return 0;
   }
+
+  // This process's CPU when run() started: the helper's start.
+  std::chrono::microseconds cpu_at_loop() const { return cpu_at_loop_; }
 
  private:
   // Tests only (JITCACHE_TEST_HELPER_PAUSE_FIFO=PATH): the helper starts nothing before its app
@@ -449,10 +476,21 @@ class Helper {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (!worker_.running() && !worker_.start(base_, in_apps_driver_cache)) return false;
       build_at_full_priority(at_full_priority(&job));
-      if (worker_.send(job, app_gone_, store_.key_wanted(job.key))) return true;
+      if (worker_.send(job, app_gone_, store_.key_wanted(job.key), own_cpu_for_next_job())) return true;
       worker_.stop();
     }
     return false;
+  }
+
+  // The helper's CPU since the job before (and its start, with the first job).
+  HelperCpu own_cpu_for_next_job() {
+    const std::chrono::microseconds now = cpu_of(RUSAGE_SELF);
+    HelperCpu cpu;
+    if (!sent_a_job_) cpu.start_us = static_cast<std::uint64_t>(cpu_at_loop_.count());
+    cpu.between_us = static_cast<std::uint64_t>((now - cpu_at_last_job_).count());
+    cpu_at_last_job_ = now;
+    sent_a_job_ = true;
+    return cpu;
   }
 
   void finish(bool died) {
@@ -484,6 +522,9 @@ class Helper {
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_look_;  // at_full_priority's
   bool beside_no_app_at_work_ = false;               // at full priority for that alone, not for a waiter
+  std::chrono::microseconds cpu_at_loop_{0};      // this process's CPU when its loop started
+  std::chrono::microseconds cpu_at_last_job_{0};  // ... when it last sent a job
+  bool sent_a_job_ = false;
   bool app_gone_ = false;
   const std::string pause_fifo_ = [] {
     const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO");
@@ -498,6 +539,20 @@ bool replay_done(const ReplayResult& result) {
   return result.outcome == ReplayResult::Outcome::built || result.outcome == ReplayResult::Outcome::already_warm;
 }
 
+namespace {
+
+// At the helper's end, its workers reaped.
+void count_own_cpu(std::chrono::microseconds cpu_at_loop) {
+  // Its workers count their own steps as they go; the helper its own, and what the OS charged it.
+  const std::chrono::microseconds total = cpu_of(RUSAGE_SELF);
+  count(std::string(counter::helper_cpu_prefix) + "helper_startup", cpu_at_loop.count());
+  count(std::string(counter::helper_cpu_prefix) + "helper", (total - cpu_at_loop).count());
+  count(counter::helper_cpu_os_us, (total + cpu_of(RUSAGE_CHILDREN)).count());
+  flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
+}
+
+}  // namespace
+
 void count_helper_failure(const char* counter_name) {
   count(counter_name);
   flush_stats(load_settings().dir, std::chrono::milliseconds(1000));
@@ -505,7 +560,15 @@ void count_helper_failure(const char* counter_name) {
 
 int run_capture_helper(const ReplayOptions& options, DiskStore& store, const Settings& settings, const HelperWork& work,
                        std::optional<std::filesystem::path> apps_driver_cache) {
-  return Helper(options, store, settings, work, std::move(apps_driver_cache)).run();
+  std::chrono::microseconds cpu_at_loop{0};
+  int status = 0;
+  {
+    Helper helper(options, store, settings, work, std::move(apps_driver_cache));
+    status = helper.run();
+    cpu_at_loop = helper.cpu_at_loop();
+  }  // its worker reaped: in RUSAGE_CHILDREN below
+  count_own_cpu(cpu_at_loop);
+  return status;
 }
 
 }  // namespace jitcache

@@ -2,9 +2,11 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include <unistd.h>
 
+#include "core/cpu_account.hpp"
 #include "core/engine.hpp"
 #include "core/settings.hpp"
 #include "hashing/environment.hpp"
@@ -115,6 +117,8 @@ ReplayResult build_on(const ReplayDevice& device, const ReplayRequest& request, 
   if (std::string why = program_difference(derived, request); !why.empty()) return result.reason = why, result;
   if (stored(derived.key)) return result.outcome = ReplayResult::Outcome::already_warm, result;
   result.reason = adapter.build(device, request);
+  // The store runs in the engine's background thread; this one waits for it (with the trace).
+  cpu_account::switch_to("store");
   engine.flush();  // the background store, before looking for the entry
   if (!result.reason.empty()) return result;
   if (!stored(derived.key)) {
@@ -168,6 +172,7 @@ bool enter_recorded_context(const RecordedInputs& inputs, std::string* why) {
 ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
   mark_replay(request.mark);  // before the engine sees any build
   try {
+    std::optional<cpu_account::Step> loading(std::in_place, "driver_load");  // the loader, its drivers, the devices
     if (std::string why = adapter.open(); !why.empty()) return not_here(why);
     Engine* engine = Engine::instance();
     if (!engine) return failure("the cache is disabled or unusable here");
@@ -175,6 +180,7 @@ ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
     if (request.lock_held_by_parent && request.expected_key) engine->build_lock_held_for(*request.expected_key);
     std::optional<ReplayDevice> device = matching_device(adapter, request.device_digest, &why);
     if (!device) return not_here(why);
+    loading.reset();
     return build_on(*device, request, adapter, *engine);
   } catch (const std::exception& e) {
     return failure(std::string("replay failed: ") + e.what());
@@ -183,6 +189,7 @@ ReplayResult replay(const ReplayRequest& request, ReplayAdapter& adapter) {
 
 void warm_up(const std::string& device_digest, ReplayAdapter& adapter, bool load_compiler) {
   try {
+    cpu_account::Step loading("driver_load");
     if (!adapter.open().empty()) return;
     std::string why;
     if (std::optional<ReplayDevice> device = matching_device(adapter, device_digest, &why)) {

@@ -7,6 +7,7 @@
 #include "core/background_writer.hpp"
 #include "core/capture_seam.hpp"
 #include "core/clock.hpp"
+#include "core/cpu_account.hpp"
 #include "core/entry_hits.hpp"
 #include "core/input_recording.hpp"
 #include "core/log.hpp"
@@ -819,7 +820,19 @@ TraceRetention Engine::trace_retention() const {
 }
 
 void Engine::end(Lookup& lookup) {
-  if (settings_.trace) write_trace(settings_.trace_dir, trace_record(lookup), lookup.program.get(), trace_retention());
+  // A capture helper's worker: the key's CPU by step (core/cpu_account.hpp) to the stats and the
+  // trace. The helper counts its own CPU itself; its share of this key only goes into the trace.
+  const cpu_account::Taken cpu = capture_helper_mark() ? cpu_account::take() : cpu_account::Taken{};
+  for (const auto& [step, us] : cpu.own) count(counter::helper_cpu_prefix + step, static_cast<std::int64_t>(us));
+  if (!settings_.trace) return;
+  nlohmann::json record = trace_record(lookup);
+  if (!cpu.own.empty()) {
+    nlohmann::json& seconds = record["helper_cpu"] = nlohmann::json::object();
+    for (const auto* steps : {&cpu.own, &cpu.other}) {
+      for (const auto& [step, us] : *steps) seconds[step] = static_cast<double>(us) / 1e6;
+    }
+  }
+  write_trace(settings_.trace_dir, std::move(record), lookup.program.get(), trace_retention());
 }
 
 // Everything the exit waits for (background stores and traces, stats.lock, the hits lock) comes

@@ -26,6 +26,11 @@ std::string executable_path();
 // does not (no such process, Windows).
 std::optional<std::chrono::microseconds> process_cpu_time(long pid);
 
+// This process's CPU time so far (user + system): all its threads' and its reaped children's (a
+// driver's compiler may run a linker), as wait4 reports it to its parent (POSIX: getrusage in
+// microseconds; Windows: its own threads').
+std::chrono::microseconds own_cpu_time();
+
 // Sets an environment variable (UTF-8) of this process, seen by std::getenv and inherited by the
 // programs it starts. Windows keeps two copies (the C runtime's and the process's): both change.
 void set_environment(const std::string& name, const std::string& value);

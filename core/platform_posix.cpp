@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <link.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -39,6 +40,15 @@ std::string executable_path() {
   char path[4096];
   const ssize_t length = ::readlink("/proc/self/exe", path, sizeof path - 1);
   return length > 0 ? std::string(path, static_cast<std::size_t>(length)) : std::string();
+}
+
+std::chrono::microseconds own_cpu_time() {
+  rusage self{}, children{};
+  if (::getrusage(RUSAGE_SELF, &self) != 0 || ::getrusage(RUSAGE_CHILDREN, &children) != 0) {
+    return std::chrono::microseconds(0);
+  }
+  auto us = [](const timeval& t) { return std::chrono::seconds(t.tv_sec) + std::chrono::microseconds(t.tv_usec); };
+  return us(self.ru_utime) + us(self.ru_stime) + us(children.ru_utime) + us(children.ru_stime);
 }
 
 std::optional<std::chrono::microseconds> process_cpu_time(long pid) {

@@ -1,5 +1,6 @@
 #include <windows.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 
@@ -27,6 +28,13 @@ std::filesystem::path default_cache_root() {
 
 // No capture helpers here: nobody asks.
 std::optional<std::chrono::microseconds> process_cpu_time(long) { return std::nullopt; }
+
+std::chrono::microseconds own_cpu_time() {
+  FILETIME created, ended, kernel, user;
+  if (!GetProcessTimes(GetCurrentProcess(), &created, &ended, &kernel, &user)) return std::chrono::microseconds(0);
+  auto ticks = [](const FILETIME& t) { return (std::uint64_t{t.dwHighDateTime} << 32) | t.dwLowDateTime; };
+  return std::chrono::microseconds((ticks(kernel) + ticks(user)) / 10);  // 100 ns ticks
+}
 
 std::string executable_path() {
   wchar_t buffer[32768];

@@ -32,6 +32,11 @@ inline constexpr const char* uncacheable_prefix = "uncacheable.";
 inline constexpr const char* capture_helper_unloadable = "capture_helper_unloadable";
 // The same for a binary `jitcache warm` rebuilt: not stored, that program reported failed.
 inline constexpr const char* warm_unloadable = "warm_unloadable";
+// Capture helpers' CPU in microseconds, one counter per step (core/cpu_account.hpp; docs/cli.md,
+// stats): `helper_cpu_us.build` and so on, counted by the process that spent it.
+inline constexpr const char* helper_cpu_prefix = "helper_cpu_us.";
+// What the OS charged capture helpers (their own CPU and their workers'), counted as each ends.
+inline constexpr const char* helper_cpu_os_us = "helper_cpu_os_us";
 // Remote tier (hits are hit_remote above); see docs/remote.md.
 inline constexpr const char* remote_miss = "remote_misses";
 inline constexpr const char* remote_store = "remote_stores";

@@ -7,6 +7,7 @@
 #include <set>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -14,6 +15,7 @@
 #endif
 
 #include "capture/load_back_check.hpp"
+#include "core/cpu_account.hpp"
 #include "core/log.hpp"
 #include "core/replay_mark.hpp"
 #include "core/stats.hpp"
@@ -69,6 +71,8 @@ Parked& parked() {
 // `after_use`: the app is done with the program (parked programs).
 void store(BuiltProgram& built, bool after_use) {
   // The kernel names first: they tell whether reading the binaries could take the app down.
+  // A capture helper's worker accounts for its CPU by step (core/cpu_account.hpp).
+  std::optional<cpu_account::Step> answering(std::in_place, "answers");
   std::vector<std::string> kernel_names = kernel_names_of(built.program);
   if (std::string risk = binary_read_risk(built.devices, kernel_names); !risk.empty()) {
     for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, risk);
@@ -80,7 +84,10 @@ void store(BuiltProgram& built, bool after_use) {
     for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, recorded.problem);
     return;
   }
+  answering.reset();
+  std::optional<cpu_account::Step> reading(std::in_place, "read_binary");  // PoCL generates the kernels' code here
   std::vector<std::string> binaries = read_binaries(built.program, built.devices);
+  reading.reset();
   for (size_t d = 0; d < built.lookups.size(); ++d) {
     Lookup& lookup = built.lookups[d];
     if (binaries[d].empty()) {
@@ -103,7 +110,9 @@ void store(BuiltProgram& built, bool after_use) {
     std::uint64_t load_check_us = 0;
     if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them (load_back.hpp)
       break_binary_for_tests(binaries[d]);
+      std::optional<cpu_account::Step> checking(std::in_place, "load_back");
       std::string why = load_back(built.devices[d], binaries[d], lookup.program->options, kernel_names, &load_check_us);
+      checking.reset();
       if (!why.empty()) {
         built.engine->unloadable(lookup, built.build_us, load_check_us, why);
         continue;

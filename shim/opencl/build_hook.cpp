@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/cpu_account.hpp"
 #include "core/engine.hpp"
 #include "core/log.hpp"
 #include "shim/opencl/app_holds.hpp"
@@ -104,7 +106,9 @@ cl_int build_for_real(std::unique_ptr<PendingBuild> pending, const char* options
   cl_uint count = static_cast<cl_uint>(pending->devices.size());
   pending->watch = Stopwatch();
   if (!pending->app_notify) {
+    std::optional<cpu_account::Step> building(std::in_place, "build");  // a capture helper's worker (cpu_account.hpp)
     cl_int status = next().clBuildProgram(pending->program, count, pending->devices.data(), options, nullptr, nullptr);
+    building.reset();
     finish_real_build(*pending, status == CL_SUCCESS);
     return status;
   }

@@ -1,4 +1,5 @@
 // jitcache stats [--json] [--zero]: the counters every process adds to, and the store's size.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
@@ -22,6 +23,7 @@ const std::vector<const char*> kKnownCounters = {
     counter::hit_memory, counter::hit_pack, counter::hit_disk,  counter::hit_remote, counter::miss,     counter::store,
     counter::store_skipped, counter::stale,  counter::corrupt,    counter::error,    counter::eviction,
     counter::bytes_stored, counter::time_saved_us, counter::pack_refused, "captured_by_helper", "capture_helper_started",
+    counter::helper_cpu_os_us,
     "capture_helper_processes",
     "capture_helper_queued", "capture_helper_at_exit", "capture_helper_failed", "capture_helper_died", "capture_helper_unloadable",
     "capture_helper_not_started", counter::warm_unloadable};
@@ -40,6 +42,15 @@ nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, co
       uncacheable_total += value;
     }
   }
+  // Capture helpers' CPU by step (core/cpu_account.hpp), in seconds.
+  nlohmann::json helper_cpu = nlohmann::json::object();
+  std::int64_t helper_cpu_us = 0;
+  const std::string cpu_prefix = counter::helper_cpu_prefix;
+  for (const auto& [name, value] : counters) {
+    if (name.rfind(cpu_prefix, 0) != 0) continue;
+    helper_cpu[name.substr(cpu_prefix.size())] = static_cast<double>(value) / 1e6;
+    helper_cpu_us += value;
+  }
   const std::int64_t hits = counters[counter::hit_memory] + counters[counter::hit_pack] + counters[counter::hit_disk] +
                             counters[counter::hit_remote];
   const std::int64_t lookups = hits + counters[counter::miss];
@@ -51,6 +62,9 @@ nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, co
           {"hit_rate", lookups > 0 ? static_cast<double>(hits) / static_cast<double>(lookups) : 0.0},
           {"uncacheable", uncacheable},
           {"uncacheable_total", uncacheable_total},
+          {"helper_cpu", helper_cpu},
+          {"helper_cpu_total_s", static_cast<double>(helper_cpu_us) / 1e6},
+          {"helper_cpu_os_s", static_cast<double>(counters[counter::helper_cpu_os_us]) / 1e6},
           {"store", {{"entries", size.entries}, {"bytes", size.bytes}, {"max_bytes", settings.max_size},
                      {"captures_in_flight", captures_in_flight}}},
           {"traces", {{"dir", settings.trace_dir.string()}, {"files", traces.files}, {"bytes", traces.bytes},
@@ -60,6 +74,12 @@ nlohmann::json stats_json(const Settings& settings, const CounterMap& stored, co
 std::string percent(double fraction) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %%", fraction * 100);
+  return text;
+}
+
+std::string seconds(const nlohmann::json& value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f s", value.get<double>());
   return text;
 }
 
@@ -97,6 +117,18 @@ void print_human(const nlohmann::json& stats) {
   table.add({"  did not load back", n("capture_helper_unloadable"),
              "of the failed: the built binary did not load in a fresh context, so it was not stored"});
   table.add({"  not started", n("capture_helper_not_started"), "no jitcache binary, or no recorded inputs"});
+  table.add({"  helper CPU", seconds(stats["helper_cpu_total_s"]),
+             "by step below; the OS charged " + seconds(stats["helper_cpu_os_s"]) + " to helpers that ended"});
+  // In the order a capture goes through them (docs/trace-format.md, "helper_cpu"); any other after.
+  const auto& steps = stats["helper_cpu"];
+  const std::vector<std::string> order = {"helper_startup", "helper", "worker_start", "driver_load", "job", "build",
+                                          "answers", "read_binary", "load_back", "store"};
+  for (const std::string& step : order) {
+    if (steps.contains(step)) table.add({"    " + step, seconds(steps[step])});
+  }
+  for (const auto& [step, value] : steps.items()) {
+    if (std::find(order.begin(), order.end(), step) == order.end()) table.add({"    " + step, seconds(value)});
+  }
   table.add({"Warm: did not load back", n(counter::warm_unloadable),
              "binaries `jitcache warm` rebuilt that did not load in a fresh context: not stored, reported failed"});
   table.add({"Stores", n(counter::store), format_size(c.value(counter::bytes_stored, std::uint64_t{0})) + " written"});
