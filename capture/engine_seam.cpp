@@ -33,8 +33,8 @@ class CaptureHelperSeam final : public CaptureSeam {
     return wait_for_helper(store, key, settings, may_wait_for_captures);
   }
 
-  void flushed(bool at_exit) override {
-    if (at_exit) finish_captures_at_exit();
+  void flushed(bool at_exit, DiskStore& store) override {
+    if (at_exit) finish_captures_at_exit(store);
     // Tests only: the exit flush first waits for this process's helper to end.
     const char* wait = std::getenv("JITCACHE_TEST_WAIT_FOR_HELPERS");
     if (wait && *wait == '1') wait_for_capture_helpers();

@@ -260,7 +260,7 @@ void prestart_capture_helper(const std::string& device_digest, const HelperPolic
   }
 }
 
-void finish_captures_at_exit() {
+void finish_captures_at_exit(DiskStore& store) {
   std::lock_guard lock(helpers().mutex);
   Helpers& h = helpers();
   h.exiting = true;
@@ -273,6 +273,13 @@ void finish_captures_at_exit() {
     }
   }
   h.kept.clear();
+  // The helper writes its counts after its last key, maybe after this process has gone: it holds
+  // this marker until it ends, so that a wait (`jitcache wait`) covers those writes too.
+  KeyLock ending;
+  if (h.socket >= 0 && !store.mark_helper_ending(&ending) &&
+      send_with_files(h.socket, "ending", {static_cast<int>(ending.native_handle())})) {
+    ending.let_go();
+  }
   if (h.socket >= 0) ::close(h.socket);  // no more jobs: the helper finishes those it has
   h.socket = -1;
 }

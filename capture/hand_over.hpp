@@ -38,9 +38,10 @@ pid_t submit_capture(CaptureJob job, const HelperPolicy& policy, std::string* wh
 // key component digest is `device_digest` while the app builds.
 void prestart_capture_helper(const std::string& device_digest, const HelperPolicy& policy);
 
-// At exit: hands the jobs kept for it to a helper, then closes this process's end of the socket,
-// which tells the helper that no more will come (it finishes what it has, then ends).
-void finish_captures_at_exit();
+// At exit: hands the jobs kept for it to a helper and the helper its ending marker
+// (DiskStore::mark_helper_ending), then closes this process's end of the socket, which tells the
+// helper that no more will come (it finishes what it has, then ends).
+void finish_captures_at_exit(DiskStore& store);
 
 // A forked child must not feed its parent's helper: it closes its copy of the socket (the helper
 // ends when the parent closes its own) and drops the jobs the parent kept (the parent's copies of

@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -354,6 +355,8 @@ class Helper {
 
   // This process's CPU when run() started: the helper's start.
   std::chrono::microseconds cpu_at_loop() const { return cpu_at_loop_; }
+  // Its ending marker, when its app handed one over, to hold until the last write.
+  KeyLock take_ending() { return std::move(ending_); }
 
  private:
   // Tests only (JITCACHE_TEST_HELPER_PAUSE_FIFO=PATH): the helper starts nothing before its app
@@ -382,6 +385,11 @@ class Helper {
       return;
     }
     if (got < 0) return;
+    if (text == "ending") {  // DiskStore::mark_helper_ending: held past this helper's last write
+      if (fds.size() == 1) (void)store_.adopt_helper_ending(base_.for_pid, fds[0], &ending_);  // a failure closes it
+      else for (int fd : fds) ::close(fd);
+      return;
+    }
     if (text.rfind("warm:", 0) == 0) {  // the app is about to build: load the driver meanwhile
       for (int fd : fds) ::close(fd);
       if (!worker_.running() && !worker_.start(base_, apps_driver_cache_.usable())) return;
@@ -526,6 +534,7 @@ class Helper {
   std::chrono::microseconds cpu_at_last_job_{0};  // ... when it last sent a job
   bool sent_a_job_ = false;
   bool app_gone_ = false;
+  KeyLock ending_;  // its ending marker, let go by run_capture_helper after the helper's last write
   const std::string pause_fifo_ = [] {
     const char* fifo = std::getenv("JITCACHE_TEST_HELPER_PAUSE_FIFO");
     return std::string(fifo ? fifo : "");
@@ -562,12 +571,15 @@ int run_capture_helper(const ReplayOptions& options, DiskStore& store, const Set
                        std::optional<std::filesystem::path> apps_driver_cache) {
   std::chrono::microseconds cpu_at_loop{0};
   int status = 0;
+  KeyLock ending;
   {
     Helper helper(options, store, settings, work, std::move(apps_driver_cache));
     status = helper.run();
     cpu_at_loop = helper.cpu_at_loop();
+    ending = helper.take_ending();
   }  // its worker reaped: in RUSAGE_CHILDREN below
   count_own_cpu(cpu_at_loop);
+  ending.release();  // the last write is done: a wait for this helper ends
   return status;
 }
 

@@ -59,8 +59,8 @@ class CaptureSeam {
   // `may_wait_for_captures`: false where the driver rebuilds cheaply (LookupContext).
   virtual std::unique_ptr<CaptureWait> wait_for_key(DiskStore& store, const Digest128& key, const Settings& settings,
                                                     bool may_wait_for_captures) = 0;
-  // The engine's flush, once its hand-overs are drained; `at_exit`: the process ends.
-  virtual void flushed(bool at_exit) = 0;
+  // The engine's flush of `store`, once its hand-overs are drained; `at_exit`: the process ends.
+  virtual void flushed(bool at_exit, DiskStore& store) = 0;
   // In the child of fork(): the parent's helper is not the child's.
   virtual void after_fork() = 0;
 };

@@ -847,7 +847,7 @@ void Engine::flush(bool at_exit) {
   bool drained = wait_announced(kExitFlush, bound, [&](std::chrono::milliseconds wait) {
     return BackgroundWriter::instance().drain(wait);
   });
-  if (CaptureSeam* capture = linked_capture()) capture->flushed(at_exit);  // after the hand-overs drained above
+  if (CaptureSeam* capture = linked_capture()) capture->flushed(at_exit, *store_);  // after the hand-overs drained above
   if (!drained) {
     log_warning("gave up waiting for background stores and traces after " + std::to_string(settings_.flush_timeout_ms) +
                 " ms (JITCACHE_FLUSH_TIMEOUT_MS); what was still pending is lost");

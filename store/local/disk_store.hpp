@@ -129,8 +129,17 @@ class DiskStore {
   std::size_t captures_in_flight() const;
   // Their keys (what `jitcache wait` names), in no particular order. Only looks: removes nothing.
   std::vector<Digest128> capture_keys_in_flight() const;
-  // Waits until no capture is in flight or `wait` passed; returns how many still are.
-  // `progress(in_flight)` is called before each marker waited for.
+  // A helper's last writes (its counts, after its last key): <root>/locks/helper-<app pid>.ending,
+  // taken by an app at its exit when it has a capture helper and handed to it; the helper holds it
+  // until it ends. A helper that settles its last key while its app runs, or that got none, still
+  // writes after the app has gone: this marker makes a wait cover those writes too.
+  std::error_code mark_helper_ending(KeyLock* mark);
+  // The helper of the app `app_pid` takes its ending marker, handed over as descriptor `handle`
+  // (as adopt_key_lock); releasing it at the helper's end removes its file.
+  std::error_code adopt_helper_ending(std::int64_t app_pid, std::intptr_t handle, KeyLock* mark);
+  // Waits until no capture is in flight and no helper whose app has gone is still writing, or
+  // `wait` passed; returns how many captures still are in flight (plus helpers still writing).
+  // `progress(in_flight)` is called before each capture marker waited for.
   std::size_t wait_for_captures(std::chrono::milliseconds wait,
                                 const std::function<void(std::size_t)>& progress = nullptr) const;
 

@@ -163,6 +163,10 @@ std::error_code DiskStore::adopt_capture_mark(const Digest128& key, std::intptr_
   return adopt_lock_file(impl_->layout.key_capture(key), {}, handle, /*owns_name=*/true, mark);
 }
 
+std::error_code DiskStore::adopt_helper_ending(std::int64_t app_pid, std::intptr_t handle, KeyLock* mark) {
+  return adopt_lock_file(impl_->layout.helper_ending(app_pid), {}, handle, /*owns_name=*/true, mark);
+}
+
 std::error_code DiskStore::adopt_lock_file(const std::filesystem::path& path, const std::filesystem::path& wanted_path,
                                            std::intptr_t handle, bool owns_name, KeyLock* lock) {
   try {
@@ -212,6 +216,26 @@ std::error_code DiskStore::mark_capture(const Digest128& key, std::uint64_t buil
   }
 }
 
+std::error_code DiskStore::mark_helper_ending(KeyLock* mark) {
+  try {
+    mark->release();
+    if (impl_->limits.read_only) return std::make_error_code(std::errc::read_only_file_system);
+    const auto& layout = impl_->layout;
+    if (auto error = layout.dir().make_dir(layout.locks_dir())) return error;
+    auto state = std::make_unique<KeyLock::State>();
+    state->root = layout.shared_dir();
+    state->path = layout.helper_ending(fileops::current_process_id());
+    if (auto error = store_detail::lock_current_file(layout.dir(), state->path, std::chrono::milliseconds(20),
+                                                     &state->lock)) {
+      return error;
+    }
+    mark->state_ = std::move(state);
+    return {};
+  } catch (...) {
+    return std::make_error_code(std::errc::not_enough_memory);
+  }
+}
+
 bool DiskStore::capture_in_flight(const Digest128& key) const {
   const auto& layout = impl_->layout;
   fileops::FileInfo info;
@@ -249,7 +273,7 @@ DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) con
   return progress;
 }
 
-std::size_t DiskStore::captures_in_flight() const { return wait_for_captures(std::chrono::milliseconds(0)); }
+std::size_t DiskStore::captures_in_flight() const { return capture_keys_in_flight().size(); }
 
 std::vector<Digest128> DiskStore::capture_keys_in_flight() const {
   std::vector<fileops::DirEntry> names;
@@ -286,7 +310,7 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
     std::error_code error = store_detail::lock_current_file(layout.dir(), marker, bound, &lock);
     if (!error) {
       (void)layout.dir().remove_file(marker);
-      unmark_wanted(marker);
+      if (marker.extension() == ".capture") unmark_wanted(marker);
     }
     return error != std::errc::resource_unavailable_try_again;
   };
@@ -298,11 +322,13 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
     (void)fileops::File::open_or_create(layout.dir(), std::filesystem::path(marker).replace_extension(".wanted"), &wanted);
   };
   std::vector<std::filesystem::path> in_flight;
+  std::vector<std::filesystem::path> helpers_ending;  // waited for after the captures, uncounted in `progress`
   for (const auto& name : names) {
     const std::filesystem::path marker = layout.locks_dir() / name.name;
-    if (marker.extension() != ".capture" || settled(marker, std::chrono::milliseconds(0))) continue;
-    in_flight.push_back(marker);
-    if (wait.count() > 0) mark_wanted(marker);
+    const bool ending = marker.extension() == ".ending";
+    if ((!ending && marker.extension() != ".capture") || settled(marker, std::chrono::milliseconds(0))) continue;
+    (ending ? helpers_ending : in_flight).push_back(marker);
+    if (!ending && wait.count() > 0) mark_wanted(marker);
   }
   const auto deadline = std::chrono::steady_clock::now() + wait;
   std::size_t left_in_flight = 0;
@@ -312,6 +338,11 @@ std::size_t DiskStore::wait_for_captures(std::chrono::milliseconds wait,
                                std::chrono::milliseconds(0));
     if (left.count() > 0) mark_wanted(in_flight[i]);  // again: letting a queued key's lock go removed it
     if (!settled(in_flight[i], left)) ++left_in_flight;
+  }
+  for (const std::filesystem::path& marker : helpers_ending) {
+    const auto left = std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()),
+                               std::chrono::milliseconds(0));
+    if (!settled(marker, left)) ++left_in_flight;
   }
   return left_in_flight;
 }

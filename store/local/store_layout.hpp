@@ -67,6 +67,10 @@ class StoreLayout {
   // Held by whoever owes the key's entry to the store (an app that handed it to its capture
   // helper, then the helper) until it is stored or given up: a capture in flight.
   std::filesystem::path key_capture(const Digest128& key) const { return locks_dir() / (key.hex() + ".capture"); }
+  // Held by an ended app's capture helper until its last write (DiskStore::mark_helper_ending).
+  std::filesystem::path helper_ending(std::int64_t app_pid) const {
+    return locks_dir() / ("helper-" + std::to_string(app_pid) + ".ending");
+  }
   // One file per app process at work on this store, each locked by its app (DiskStore::announce_app).
   std::filesystem::path apps_dir() const { return locks_dir() / "apps"; }
 

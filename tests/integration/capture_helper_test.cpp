@@ -339,6 +339,37 @@ TEST_F(CaptureHelper, TheRunRightAfterAColdRunHits) {
   EXPECT_EQ(third.verdicts["hit"], 2);
 }
 
+// A helper writes its counts as it ends, after its last key: here after its app has gone, having
+// got no key (its only program is uncacheable once built, after the helper was started). The app's
+// exit hands it an ending marker it holds until then, so a wait covers that write too (CI once
+// removed a test's cache folder under it). Held at the test gate, the helper has written nothing.
+TEST_F(CaptureHelper, AWaitCoversTheLastWriteOfAHelperThatGotNoKey) {
+  // What the stats say now (counter() waits for the helpers as run() does: these looks must not).
+  const auto counted_now = [&](const std::string& name) -> std::int64_t {
+    const nlohmann::json stats =
+        nlohmann::json::parse(run({JITCACHE_TOOL, "--dir", cache.string(), "stats", "--json"}, unwaited()).out, nullptr, false);
+    return stats.is_discarded() || !stats["counters"].contains(name) ? 0 : stats["counters"][name].get<std::int64_t>();
+  };
+  const auto gates = pausing_helpers();
+  CachedRun app = run_app({OPENCL_LONG_KERNEL_NAME, "253"}, gates, /*wait_for_helpers=*/false);
+  ASSERT_EQ(app.result.exit_code, 0) << app.result.err;
+  ASSERT_EQ(app.traces.size(), 1u);
+  ASSERT_EQ(app.traces[0].value("verdict", ""), "uncacheable") << app.traces[0].dump();
+  ASSERT_EQ(counted_now("capture_helper_processes"), 1) << "no helper started: nothing to wait for";
+  wait_until_paused();  // its app has gone
+  EXPECT_EQ(in_flight(), 0);
+  EXPECT_EQ(held(".ending"), 1) << "nothing tells a wait that the helper still writes";
+  RunResult waiting = run({JITCACHE_TOOL, "--dir", cache.string(), "wait", "--timeout", "0"}, unwaited());
+  EXPECT_EQ(waiting.exit_code, 1) << waiting.out;
+  EXPECT_EQ(counted_now("helper_cpu_os_us"), 0) << "the helper wrote past its gate";
+  open_gate();
+  wait_for_captures(cache);
+  EXPECT_EQ(held(".ending"), 0);
+  EXPECT_GT(counted_now("helper_cpu_os_us"), 0) << "the wait ended before the helper's last write";
+  RunResult settled = run({JITCACHE_TOOL, "--dir", cache.string(), "wait", "--timeout", "0"}, unwaited());
+  EXPECT_EQ(settled.exit_code, 0) << settled.out;
+}
+
 // Issue 32's back-to-back run: an app of many programs run twice, the second the moment the first
 // exits. The helper builds the programs in the app's order, holding the build lock of the one it
 // builds and of the next (taken before the one it builds is stored): the second run, going through

@@ -132,7 +132,8 @@ RunResult run(const std::vector<std::string>& argv, const RunOptions& given) {
 void wait_for_captures(const std::filesystem::path& cache_root) {
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(cache_root / "locks", ec)) {
-    if (entry.path().extension() != ".capture") continue;
+    // A helper whose app has gone holds its `.ending` marker until its last write.
+    if (entry.path().extension() != ".capture" && entry.path().extension() != ".ending") continue;
     const int fd = ::open(entry.path().c_str(), O_RDONLY | O_CLOEXEC);  // never created here
     if (fd < 0) continue;  // released (and removed) meanwhile
     while (::flock(fd, LOCK_EX) != 0 && errno == EINTR) {

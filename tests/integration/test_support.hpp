@@ -30,7 +30,9 @@ struct RunOptions {
   // it left behind are done, on the product's own signal: every key the app handed to its helper
   // has a capture marker (JITCACHE_DIR/locks/<key>.capture), created before the app exits and held
   // until the entry is stored (the helper's trace and stats written) or given up, so taking each
-  // once tells they are (docs/concurrency.md, "Captures in flight"). Off to see what the app alone
+  // once tells they are (docs/concurrency.md, "Captures in flight"); and each helper whose app
+  // has gone holds locks/helper-<pid>.ending until its last write (its counts, even with no key).
+  // Off to see what the app alone
   // did, or when the test pauses the helpers itself (the wait would never end).
   bool wait_for_capture_helpers = true;
   // The cache whose markers to wait on when JITCACHE_DIR is not in the environment (the tool's
@@ -76,7 +78,8 @@ std::vector<std::filesystem::path> copy_for_another_user(const std::vector<std::
 
 std::vector<nlohmann::json> read_traces(const std::filesystem::path& dir);
 
-// Takes and drops every capture marker under <cache_root>/locks, waiting for their holders.
+// Takes and drops every capture marker and helper ending marker under <cache_root>/locks, waiting
+// for their holders.
 void wait_for_captures(const std::filesystem::path& cache_root);
 std::map<std::string, int> count_verdicts(const std::vector<nlohmann::json>& traces);
 

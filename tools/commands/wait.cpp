@@ -91,7 +91,8 @@ int wait_for_cache(const WaitOptions& options) {
     }
   }
   const auto start = std::chrono::steady_clock::now();
-  const std::size_t left = in_flight == 0 ? 0 : wait_for_captures(*store, std::chrono::seconds(*bound_s));
+  // Even with no capture in flight: a helper whose app has gone may still be writing its counts.
+  const std::size_t left = wait_for_captures(*store, std::chrono::seconds(*bound_s));
   const auto waited_us = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count());
   std::size_t stored = 0;
@@ -116,7 +117,7 @@ int wait_for_cache(const WaitOptions& options) {
     print_json({{"schema", kJsonSchemaVersion}, {"dir", settings.dir.string()}, {"in_flight_before", in_flight},
                 {"in_flight", left}, {"settled", left == 0}, {"stored", stored}, {"waited_us", waited_us},
                 {"captures", waited}});
-  } else if (in_flight == 0) {
+  } else if (in_flight == 0 && left == 0) {
     std::printf("settled: no capture in flight in %s\n", settings.dir.string().c_str());
   } else {
     std::printf("%s\n", outcome_line(captures, waited_us).c_str());
