@@ -9,9 +9,11 @@
 // directory anyone may write is refused, unless records are signed (remote_hmac_key): then the tag,
 // not the owner, says who wrote a record, and only kinds, links and sizes are checked. There a
 // folder someone made first that the share's users cannot write (an outsider's `mkdir -m 755
-// jitcache` in a 1777 share) would turn publishing off for good: its records go to a second name
+// jitcache` in a 1777 share) would turn publishing off for good: its records go to another name
 // instead, one that only holders of the key can tell (the folder's name + "." + 16 hex of an
-// HMAC), with a notice. Readers and writers judge the folder by its mode alone, so both go there.
+// HMAC), with a notice. Once seen, that name may be taken first too when its folder is removed:
+// then the next of eight, each unpredictable without the key. Readers and writers judge the
+// folders by their modes alone, so both go to the same one.
 // Writes are a uniquely named tmp file renamed into place (atomic on a local file system and on
 // an NFS server); nothing here takes a POSIX lock.
 #pragma once
@@ -110,8 +112,12 @@ class SharedDir {
   RemoteResult check_file(int fd, const std::string& name, std::uint64_t* size, std::int64_t* mtime_s = nullptr) const;
   bool trusted_writer(std::uint64_t uid) const;
   // The name to use for `name` in the folder `parent_fd` (`walked`: its path below the directory):
-  // itself, or its second name when it is in the way (signed shares others may write only).
+  // itself, or when it is in the way (signed shares others may write only) the first of its other
+  // names that is not.
   std::string usable_name(int parent_fd, const std::string& name, const std::string& walked) const;
+  // Its `n`th other name (1..kOtherNames): name + "." + 16 hex of an HMAC of its path and n.
+  std::string other_name(const std::string& name, const std::string& walked, int n) const;
+  static constexpr int kOtherNames = 8;
   // "<walked> (uid N, mode M)" when `name` in `parent_fd` exists and is no folder every user of the
   // share may write (world-writable in a share that is, else group-writable with its group).
   std::string in_the_way(int parent_fd, const std::string& name, const std::string& walked) const;
