@@ -258,32 +258,32 @@ std::string SharedDir::other_name(const std::string& name, const std::string& wa
   return name + "." + hmac_sha256_hex(hmac_key_, purpose).substr(0, 16);
 }
 
-std::string SharedDir::usable_name(int parent_fd, const std::string& name, const std::string& walked) const {
+std::string SharedDir::usable_name(int parent_fd, const std::string& name, const std::string& walked,
+                                   std::vector<std::string>* blocked) const {
   // Only where others may write: a signed share open to every user or to a group.
   if (!signed_ || !(facts_.world_writable || facts_.group_shared)) return name;
-  const std::string blocked = in_the_way(parent_fd, name, walked);
-  if (blocked.empty()) return name;
+  std::string first = in_the_way(parent_fd, name, walked);
+  if (first.empty()) return name;
   // Names unknown to whoever lacks the key until a holder makes one, and then (sticky) not theirs to
   // move. One seen and made first by an outsider after its folder was removed passes to the next,
   // which he cannot predict; past the last, the write is refused naming it.
+  std::vector<std::string> passed = {std::move(first)};
   std::string chosen;
-  std::vector<std::string> passed;
   const std::string above = walked.substr(0, walked.size() - name.size());
   for (int n = 1; n <= kOtherNames; ++n) {
     chosen = other_name(name, walked, n);
-    if (std::string also = in_the_way(parent_fd, chosen, above + chosen); !also.empty()) {
-      passed.push_back(std::move(also));
-      continue;
-    }
-    break;
+    std::string also = in_the_way(parent_fd, chosen, above + chosen);
+    if (also.empty()) break;
+    passed.push_back(std::move(also));
   }
   if (obstruction_.empty()) {
-    std::string also;
-    for (const std::string& folder : passed) also += ", " + folder;
-    obstruction_ = path_ + "/" + blocked + also + (passed.empty() ? " is" : " are") +
+    std::string named;
+    for (const std::string& folder : passed) named += (named.empty() ? "" : ", ") + path_ + "/" + folder;
+    obstruction_ = named + (passed.size() == 1 ? " is" : " are") +
                    " in the way: the share's users cannot write it, so its records go to " + chosen +
                    " instead (its owner or root should remove it: docs/remote.md, Shared directories)";
   }
+  if (blocked) blocked->insert(blocked->end(), passed.begin(), passed.end());
   return chosen;
 }
 
@@ -294,17 +294,7 @@ std::vector<std::string> SharedDir::obstructed_folders(const std::string& folder
   std::string walked;
   for (const std::string& step : path_steps(folder_name)) {
     walked += (walked.empty() ? "" : "/") + step;
-    if (std::string blocked = in_the_way(folder.get(), step, walked); !blocked.empty()) {
-      found.push_back(blocked);
-      const std::string above = walked.substr(0, walked.size() - step.size());
-      for (int n = 1; n <= kOtherNames; ++n) {  // and each other name an outsider took before a holder
-        const std::string other = other_name(step, walked, n);
-        std::string also = in_the_way(folder.get(), other, above + other);
-        if (also.empty()) break;
-        found.push_back(std::move(also));
-      }
-    }
-    const int next = ::openat(folder.get(), usable_name(folder.get(), step, walked).c_str(),
+    const int next = ::openat(folder.get(), usable_name(folder.get(), step, walked, &found).c_str(),
                               O_RDONLY | O_DIRECTORY | kOpenFlags);
     if (next < 0) return found;
     folder.reset(next);

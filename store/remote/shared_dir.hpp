@@ -113,8 +113,9 @@ class SharedDir {
   bool trusted_writer(std::uint64_t uid) const;
   // The name to use for `name` in the folder `parent_fd` (`walked`: its path below the directory):
   // itself, or when it is in the way (signed shares others may write only) the first of its other
-  // names that is not.
-  std::string usable_name(int parent_fd, const std::string& name, const std::string& walked) const;
+  // names that is not; `blocked` gets each name in the way (as in_the_way says it).
+  std::string usable_name(int parent_fd, const std::string& name, const std::string& walked,
+                          std::vector<std::string>* blocked = nullptr) const;
   // Its `n`th other name (1..kOtherNames): name + "." + 16 hex of an HMAC of its path and n.
   std::string other_name(const std::string& name, const std::string& walked, int n) const;
   static constexpr int kOtherNames = 8;
