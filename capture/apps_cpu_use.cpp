@@ -96,6 +96,10 @@ bool AppsCpuUse::busy_since_last(const Sample& now) const {
   });
 }
 
+bool AppsCpuUse::any_thread_runs(const Sample& now) {
+  return std::any_of(now.cpu_ticks.begin(), now.cpu_ticks.end(), [](const auto& app) { return a_thread_runs(app.first); });
+}
+
 bool AppsCpuUse::started_since_last(const Sample& now) const {
   return std::any_of(now.cpu_ticks.begin(), now.cpu_ticks.end(),
                      [&](const auto& app) { return !last_->cpu_ticks.count(app.first); });
@@ -113,11 +117,13 @@ bool AppsCpuUse::busy(const std::vector<std::int64_t>& apps) {
     busy_ = true;
   } else if (!last_ || now->at - last_->at > kStale) {
     // No span to measure (the helper must not wait for one): what they do this instant.
-    busy_ = std::any_of(now->cpu_ticks.begin(), now->cpu_ticks.end(), [](const auto& app) { return a_thread_runs(app.first); });
+    busy_ = any_thread_runs(*now);
   } else if (now->at - last_->at < kWindow) {
     return busy_;  // too short a span to tell: as last time
   } else {
-    busy_ = busy_since_last(*now);
+    // Or one that wants the CPU now: on a machine busy with other work an app that spins may get
+    // well under a tenth of a CPU, and taken for idle it had the helper beside it at full priority.
+    busy_ = busy_since_last(*now) || any_thread_runs(*now);
   }
   last_ = std::move(now);
   return busy_;

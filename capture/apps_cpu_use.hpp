@@ -20,11 +20,12 @@ class AppsCpuUse {
  public:
   // Whether one of the apps at work, `apps` (their pids: DiskStore::apps_at_work), used a tenth of
   // a CPU or more since the last look (at least 200 ms before; a shorter span keeps the last
-  // answer). True at once for an app that has appeared since the last look, whenever that was: an
-  // app starting builds. With no look before, or none in the last second, whether a thread of one
-  // runs or waits for a CPU this instant (a first look must not make the helper wait). Also true
-  // where that cannot be told (none named, an app in another pid namespace, no /proc): the helper
-  // then defers, as it did to any app at work.
+  // answer), or has a thread running or waiting for a CPU now: one starved by other work gets less
+  // than a tenth but still wants it. True at once for an app that has appeared since the last look,
+  // whenever that was: an app starting builds. With no look before, or none in the last second,
+  // whether a thread of one runs or waits for a CPU this instant (a first look must not make the
+  // helper wait). Also true where that cannot be told (none named, an app in another pid
+  // namespace, no /proc): the helper then defers, as it did to any app at work.
   bool busy(const std::vector<std::int64_t>& apps);
   // No app is at work now (the store said so): one that holds it at a later look started since.
   void none_at_work();
@@ -36,6 +37,7 @@ class AppsCpuUse {
   };
   static std::optional<Sample> take(const std::vector<std::int64_t>& apps);
   bool busy_since_last(const Sample& now) const;
+  static bool any_thread_runs(const Sample& now);
   bool started_since_last(const Sample& now) const;
 
   std::optional<Sample> last_;

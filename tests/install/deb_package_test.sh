@@ -2,6 +2,9 @@
 # Issue 18: the Debian package installs into this machine, works from the installed files only,
 # and leaves nothing behind when removed. Needs root and dpkg (CI runs as root); skips (77)
 # otherwise, and when a jitcache package is installed already (never touch a user's install).
+# Two runs of this test (two build trees, a repeat beside a suite) take turns on a lock; a package
+# that a run killed mid-way (ctest's time limit sends SIGKILL: no trap runs) left installed is
+# known by its marker and purged, so one killed run does not make every later one skip.
 # Usage: deb_package_test.sh BUILD_DIR OPENCL_EXAMPLE
 set -euo pipefail
 build=$1 example=$2
@@ -9,12 +12,24 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root: cannot dpkg -i"
 command -v dpkg >/dev/null || skip "no dpkg"
+mkdir -p /run/lock
+exec 9>/run/lock/jitcache-deb-package-test.lock
+flock 9
+left_by_a_killed_run=/run/lock/jitcache-deb-package-test.installed
+if [ -e "$left_by_a_killed_run" ] && dpkg -s jitcache >/dev/null 2>&1; then
+  echo "purging the package a killed run of this test left installed"
+  dpkg --purge jitcache >/dev/null
+fi
+rm -f "$left_by_a_killed_run"
 dpkg -s jitcache >/dev/null 2>&1 && skip "a jitcache package is installed already"
 [ -f "$build/tools/jitcache.1" ] || fail "build the man pages first (target jitcache_docs)"
 
 tmp=$(mktemp -d /tmp/jitcache-deb-XXXXXX)
 cleanup() {
-  if dpkg -s jitcache >/dev/null 2>&1; then dpkg --purge jitcache >/dev/null 2>&1 || true; fi
+  if [ -e "$left_by_a_killed_run" ] && dpkg -s jitcache >/dev/null 2>&1; then
+    dpkg --purge jitcache >/dev/null 2>&1 || true
+  fi
+  rm -f "$left_by_a_killed_run"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -28,6 +43,7 @@ if command -v lintian >/dev/null; then
 else
   echo "lintian not installed: not run (scripts/install-deps.sh installs it)"
 fi
+touch "$left_by_a_killed_run"
 dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i: $(cat "$tmp/dpkg.log")"
 mapfile -t files < <(dpkg -L jitcache)
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)

@@ -51,7 +51,7 @@ class CaptureHelper : public ::testing::Test {
   // A run under the shim with capture = auto (+ `extra`). Its PoCL scratch folder outlives
   // the run: the app's helpers use it after the app is gone.
   CachedRun run_app(std::vector<std::string> argv, std::map<std::string, std::string> extra = {},
-                    bool wait_for_helpers = true) {
+                    bool wait_for_helpers = true, int timeout_s = 300) {
     const std::string n = std::to_string(++runs);
     fs::path trace_dir = tmp / ("traces-" + n);
     RunOptions options;
@@ -61,6 +61,7 @@ class CaptureHelper : public ::testing::Test {
                    {"PYOPENCL_NO_CACHE", "1"},              {"PYOPENCL_CTX", "0"}};
     options.env["JITCACHE_CAPTURE"] = "auto";
     options.wait_for_capture_helpers = wait_for_helpers;
+    options.timeout_s = timeout_s;
     for (auto& [name, value] : extra) options.env[name] = value;
     return run_traced(argv, options, trace_dir);
   }
@@ -211,10 +212,21 @@ class CaptureHelper : public ::testing::Test {
   // Run 2 builds one program of its own first, or (second_builds false) only lists the platforms.
   // With `hoarded_locks`, run 2 runs on one CPU and, once it has built, a process of no app takes
   // that many locks on that CPU (after run 2's: before them in /proc/locks), as any user may.
+  // Run 1's helper builds its two programs beside run 2, an app of its cache that spins (at work)
+  // or sits idle after its own build. Idle: the scheduling-group nices its builds ran at, from the
+  // helper's traces (at 0 they take seconds). Spinning: the group's nice read live while run 2
+  // spins, once the helper has handed run 1's first program to its worker (that key's capture
+  // marker names the worker), after which run 2 is let go: at nice 19, behind run 2 and four
+  // CPU-bound loops (BUSY=4), the group gets about 0.3 % of the CPU and the builds outlasted
+  // the 300 s run 2 was given (issue 55).
   std::vector<int> group_nices_of_helper_builds_beside_a_second_run(bool second_spins, bool second_builds = true,
                                                                      int hoarded_locks = 0) {
     CachedRun first = run_app(example(), pausing_helpers(), false);
     expect_success(first.result);
+    std::vector<std::string> first_keys;
+    for (const nlohmann::json& trace : first.traces) {
+      if (trace.value("verdict", "") == "miss") first_keys.push_back(trace["key"].get<std::string>());
+    }
     wait_until_paused();
     const fs::path built = tmp / "run2-built", go = tmp / "run2-go";
     EXPECT_EQ(::mkfifo(built.c_str(), 0600), 0);
@@ -242,7 +254,7 @@ class CaptureHelper : public ::testing::Test {
       pin_to(cpu);
       second = run_app({"/usr/bin/python3", "-c", script, built.string(), go.string(), second_spins ? "spin" : "idle",
                         second_builds ? "build" : "list"},
-                       {}, false);
+                       {}, false, /*timeout_s=*/540);
     });
     pollfd ready{built_fd, POLLIN, 0};
     const bool run2_built = ::poll(&ready, 1, 120000) == 1;
@@ -252,26 +264,58 @@ class CaptureHelper : public ::testing::Test {
       EXPECT_TRUE(hoarder->started());
     }
     if (run2_built) open_gate();
-    // Bounded generously: behind a spinning run 2 at nice 19, beside two CPU-bound loops (BUSY=2)
-    // the helper's group gets about 1 % of the CPU, and its two builds took 97-168 s (issue 38:
-    // 120 s failed 1 in 3).
-    const bool stored =
-        run2_built &&
-        wait_until([&] { return entry_files(cache).size() >= (second_builds ? 3u : 2u); }, std::chrono::seconds(600));
+    std::vector<int> nices;
+    bool stored = false;
+    if (second_spins) {
+      int live = -1;
+      // Beside BUSY=4 and a second such test, the worker's start and the hand-over took up to 190 s.
+      const bool handed = run2_built && wait_until([&] { return (live = group_nice_of_a_worker_of(first_keys)) >= 0; },
+                                                   std::chrono::seconds(500));
+      EXPECT_TRUE(handed) << "run 1's helper handed no program to its worker while run 2 spun";
+      nices.push_back(live);
+    }
+    // Idle: bounded generously, as on a machine busy with other work the builds at 0 still take a while.
+    if (!second_spins) {
+      stored = run2_built && wait_until([&] { return entry_files(cache).size() >= (second_builds ? 3u : 2u); },
+                                        std::chrono::seconds(280));
+    }
     EXPECT_EQ(::write(go_fd, "g", 1), 1);
     run2.join();
     ::close(built_fd);
     ::close(go_fd);
     EXPECT_TRUE(run2_built) << second.result.err;
-    EXPECT_TRUE(stored) << "run 1's two programs and run 2's one, if it built";
     EXPECT_EQ(second.result.exit_code, 0) << second.result.err;
-    std::vector<int> nices;
+    if (second_spins) {
+      wait_for_captures(cache);
+      EXPECT_GE(entry_files(cache).size(), second_builds ? 3u : 2u) << "run 1's two programs and run 2's one, if it built";
+      return nices;
+    }
+    EXPECT_TRUE(stored) << "run 1's two programs and run 2's one, if it built";
     for (const nlohmann::json& trace : read_traces(tmp / "traces-1")) {
       if (!trace.contains("capture_helper")) continue;
       EXPECT_EQ(trace["capture_helper"]["waited_for"], false);
       nices.push_back(trace["capture_helper"].value("group_nice", -1));
     }
     return nices;
+  }
+
+  // The scheduling-group nice of the worker that a capture marker of one of `keys` names (the
+  // helper set it before it handed that program over), or -1 while none names a live one.
+  int group_nice_of_a_worker_of(const std::vector<std::string>& keys) const {
+    for (const std::string& key : keys) {
+      std::ifstream marker(cache / "locks" / (key + ".capture"));
+      std::string word;
+      long pid = 0;
+      while (marker >> word) {
+        if (word == "worker_pid" && marker >> pid) break;
+      }
+      if (pid <= 0) continue;
+      std::ifstream autogroup("/proc/" + std::to_string(pid) + "/autogroup");  // "/autogroup-123 nice 19"
+      std::string name, nice_word;
+      int nice = -1;
+      if (autogroup >> name >> nice_word >> nice && nice_word == "nice") return nice;
+    }
+    return -1;
   }
 };
 
@@ -1140,22 +1184,22 @@ TEST_F(CaptureHelper, AHelperRunsBehindTheAppInItsOwnSchedulingGroupToo) {
 
 // Issue 39: while another app of its cache runs and uses the CPU (here a pyopencl script, run 2
 // started the moment run 1 exited, spinning after its build until the test lets it go), the helper
-// still runs behind it: run 1's programs are built at nice 19. (With the first fix, "full priority
+// still runs behind it: its group is at nice 19 when it hands run 1's first program to its worker. (With the first fix, "full priority
 // once its own app exited", they were built at 0, beside run 2.) No `jitcache wait` here: it would
 // boost them.
 TEST_F(CaptureHelper, AHelperRunsBehindAnotherAppOfItsCacheAtWork) {
   if (::access("/proc/self/autogroup", F_OK) != 0) GTEST_SKIP() << "this kernel has no autogroups";
-  EXPECT_EQ(group_nices_of_helper_builds_beside_a_second_run(/*second_spins=*/true), std::vector<int>({19, 19}));
+  EXPECT_EQ(group_nices_of_helper_builds_beside_a_second_run(/*second_spins=*/true), std::vector<int>({19}));
 }
 
 // Issue 39: an app announces itself at its first OpenCL call, before its driver loads and long
 // before its first build (most of a short run): here run 2 only lists the platforms, then spins,
-// and the helper builds run 1's programs behind it. Announced at the first build, run 2 was not
+// and the helper builds run 1's programs behind it (group at nice 19). Announced at the first build, run 2 was not
 // seen and the helper built them at 0 beside it.
 TEST_F(CaptureHelper, AHelperRunsBehindAnAppThatHasNotBuiltYet) {
   if (::access("/proc/self/autogroup", F_OK) != 0) GTEST_SKIP() << "this kernel has no autogroups";
   EXPECT_EQ(group_nices_of_helper_builds_beside_a_second_run(/*second_spins=*/true, /*second_builds=*/false),
-            std::vector<int>({19, 19}));
+            std::vector<int>({19}));
 }
 
 // Issue 39: an app of the cache that runs on idle (here run 2 blocked on a FIFO after its build: a

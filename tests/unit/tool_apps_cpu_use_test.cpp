@@ -10,6 +10,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include "../child_processes.hpp"
 #include "capture/apps_cpu_use.hpp"
@@ -25,11 +26,18 @@ using testing::first_cpu;
 using testing::hoard_locks;
 using testing::pin_to;
 
+// A volatile write is a side effect: clang may delete a loop without one (C++ lets it assume every
+// loop ends).
+[[noreturn]] void spin_for_ever() {
+  volatile unsigned long turns = 0;
+  for (;;) turns = turns + 1;
+}
+
 // A child process that announces itself as an app at work on the store at `root` (on CPU `cpu`,
-// when given): it spins, or sits blocked, until it is killed.
+// when given): it spins (at `nice`), or sits blocked, until it is killed.
 class Holder {
  public:
-  Holder(const fs::path& root, bool spin, int cpu = -1)
+  Holder(const fs::path& root, bool spin, int cpu = -1, int nice = 0)
       : child_([&](const ChildProcess& child) {
           pin_to(cpu);
           std::unique_ptr<DiskStore> store = DiskStore::open(root, StoreLimits{}, nullptr);
@@ -37,10 +45,8 @@ class Holder {
           store->announce_app();
           child.ready();
           if (!spin) child.wait_for_end();
-          // A volatile write is a side effect: clang may delete a loop without one (C++ lets it
-          // assume every loop ends).
-          volatile unsigned long turns = 0;
-          for (;;) turns = turns + 1;
+          (void)::setpriority(PRIO_PROCESS, 0, nice);
+          spin_for_ever();
         }) {
     holds_ = child_.started() && (spin || blocked_within(std::chrono::seconds(10)));
   }
@@ -120,6 +126,33 @@ TEST_F(AppsCpuUseTest, AnAppThatStartsBetweenTwoLooksIsBusyAtOnce) {
     if (!went_idle) std::this_thread::sleep_for(std::chrono::milliseconds(25));  // the helper's pace
   }
   EXPECT_TRUE(went_idle);
+}
+
+// On a machine busy with other work an app that spins may get well under a tenth of a CPU: here at
+// nice 19 beside two spinning processes on its CPU, about 1 %. It wants the CPU all the time (it
+// waits for it, runnable), so it is busy at every look. Judged by the CPU it got, it was idle at
+// most looks, and the helper went to full priority beside it (issue 55's busy suite).
+TEST_F(AppsCpuUseTest, AnAppStarvedOfTheCpuByOtherWorkIsBusy) {
+  const int cpu = first_cpu();
+  const auto spinner = [cpu](const ChildProcess& child) {
+    pin_to(cpu);
+    child.ready();
+    spin_for_ever();
+  };
+  ChildProcess other_work(spinner), more_work(spinner);
+  ASSERT_TRUE(other_work.started());
+  ASSERT_TRUE(more_work.started());
+  Holder starved(cache(), /*spin=*/true, cpu, /*nice=*/19);
+  ASSERT_TRUE(starved.holds());
+  AppsCpuUse apps;
+  int looks = 0, busy = 0;
+  for (const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+       std::chrono::steady_clock::now() < end;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // the helper's pace between full looks
+    ++looks;
+    busy += apps.busy(at_work()) ? 1 : 0;
+  }
+  EXPECT_EQ(busy, looks);
 }
 
 // The helper at full priority with no app at work says so at each look: an app that then starts
