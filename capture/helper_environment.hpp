@@ -1,6 +1,6 @@
 // The environment a capture helper starts with: only what it needs to find the same driver and
 // device as the app and to store as the app would, not the rest of the app's environment (an
-// app's tokens and passwords are none of the helper's business). docs/design-decisions.md,
+// app's tokens and passwords are none of the helper's business). docs/decisions/capture.md,
 // "What a capture helper inherits", has the list and why.
 #pragma once
 

@@ -1,4 +1,4 @@
-// How much CPU a capture helper takes from other work (docs/design-decisions.md, "Capture outside
+// How much CPU a capture helper takes from other work (docs/decisions/capture.md, "Capture outside
 // the app"). Linux shares the CPU between scheduling groups (autogroups: one per session) before
 // the processes inside them, and the helper has a session of its own (setsid), so the lever is its
 // group's nice value, which an unprivileged process may move both ways between 0 and 19. A helper

@@ -1,4 +1,4 @@
-// The one seam between the engine and the capture helper (capture/; docs/design-decisions.md, "The
+// The one seam between the engine and the capture helper (capture/; docs/decisions/capture.md, "The
 // capture helper's home"): the engine hands a build over, asks how long to wait for a key a helper
 // is building, and tells the helper when the process ends or forks. How a helper starts, paces
 // itself and builds is capture/'s alone. The program links an implementation in at its start (the

@@ -140,7 +140,7 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
 }
 
 // A later remote's hit copied into an earlier one is trusted there by everyone who uses only that
-// one: unsigned, it would launder a server they never chose into theirs (issue 36.5). So by
+// one: unsigned, it would launder a server they never chose into theirs. So by
 // default only a record whose tag verified with the key every remote shares; `all` opts in.
 bool RemoteTier::backfills(const std::string& setting, bool signed_records) {
   if (setting == "all") return true;

@@ -1,5 +1,5 @@
 // A replay (a capture helper, `jitcache warm`: core/replay_mark.hpp) loads the native binary it is
-// about to store back first, as an app's hit will (docs/design-decisions.md, "A replay proves its
+// about to store back first, as an app's hit will (docs/decisions/capture.md, "A replay proves its
 // binary loads"); the OpenCL adapter's twin is shim/opencl/load_back.hpp.
 #pragma once
 

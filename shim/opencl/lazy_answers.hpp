@@ -1,6 +1,6 @@
 // A hit's recorded answers (recorded_answers.hpp), decoded on the first query that needs them:
 // most apps never ask CL_KERNEL_ATTRIBUTES, clGetKernelArgInfo or the build log of a served
-// program, and the decode was a third of a pack hit (docs/design-decisions.md, "A hit decodes its
+// program, and the decode was a third of a pack hit (docs/decisions/store.md, "A hit decodes its
 // recorded answers only when the app asks"). A record found malformed then cannot undo the hit:
 // one warning, the entry is dropped from the cache (`on_refused`; the next build of the key
 // rebuilds it), and every query on the program goes to the driver, which answers for the binary

@@ -1,5 +1,5 @@
 // A replay (a capture helper, `jitcache warm`: core/replay_mark.hpp) loads the binary it built
-// before it stores it (docs/design-decisions.md, "A replay proves its binary loads"): an entry
+// before it stores it (docs/decisions/capture.md, "A replay proves its binary loads"): an entry
 // every app will load must never be one that only the replay's driver state (a vanished scratch
 // folder, a half-packed binary) made. The check runs in the replay's own child process, off any
 // app's path; a driver crash there costs that child only.

@@ -1,6 +1,6 @@
 // PoCL's own cache folder, found from the environment as PoCL finds it (pocl_cache_init_topdir,
 // 3.1). The driver-quirk code loads binaries into scratch folders beside PoCL's own, and a capture
-// helper builds in the app's kernel cache (docs/design-decisions.md, "Capture outside the app").
+// helper builds in the app's kernel cache (docs/decisions/capture.md, "Capture outside the app").
 #pragma once
 
 #include <filesystem>

@@ -46,7 +46,7 @@ bool write_at(int fd, std::uint64_t offset, std::string_view data) {
 
 // The members' ustar headers and data, buffered into 1 MiB writes (a member larger than the buffer
 // is written straight from its bytes); its position is its own byte count. The headers are ours
-// rather than libarchive's (docs/design-decisions.md, "Packs write their own tar headers": 5 % of
+// rather than libarchive's (docs/decisions/store.md, "Packs write their own tar headers": 5 % of
 // the writer's time at 4 KiB, and one dependency less); the tests read every pack back with
 // libarchive and with tar.
 class TarWriter {

@@ -43,7 +43,7 @@ std::string lease_text(const Digest128& key, const std::string& token, std::int6
 }
 
 // nullopt for anything but lease_text's form: a lease being written, garbage, or (signed) one
-// without a tag that verifies, which a user without the key may have planted (issue 36 item 2).
+// without a tag that verifies, which a user without the key may have planted.
 std::optional<Lease> parse_lease(std::string_view text, const Digest128& key, std::string_view hmac_key) {
   const std::size_t space = text.find(' ');
   if (space == std::string_view::npos || space == 0) return std::nullopt;
@@ -64,7 +64,7 @@ std::optional<Lease> parse_lease(std::string_view text, const Digest128& key, st
 // Whether a lease file read back (its text, its mtime) holds the key now. A lease expires at most
 // its TTL after it was taken, and a file being written is fresh: one that expires later, or an
 // unreadable one from the future or older than the TTL, is garbage (planted, or a crashed writer's)
-// and holds nothing (issue 36: a lease expiring in 2100 stalled every user of the share). Signed,
+// and holds nothing (a planted lease expiring in 2100 stalled every user of the share). Signed,
 // only a lease whose tag verifies holds: a file being written loses at worst a duplicate build.
 bool lease_in_force(const std::string& text, std::int64_t written_s, std::chrono::milliseconds ttl,
                     const Digest128& key, std::string_view hmac_key) {

@@ -1,6 +1,6 @@
 // Every URL scheme this build speaks, one registration line each (remote_schemes.cpp). The engine
 // reaches the list through the tiers' factory (store/tiers/tiers.hpp); a scheme's row, endpoint,
-// client and doctor check live in its own files (docs/design-decisions.md, "A remote scheme is
+// client and doctor check live in its own files (docs/decisions/remote.md, "A remote scheme is
 // one registration").
 #pragma once
 

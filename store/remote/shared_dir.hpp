@@ -64,7 +64,7 @@ class SharedDir {
 
   // What a file must start with before the rest of it is read: its first `bytes` (fewer when the
   // file is shorter) and its size go to `accept`, whose refusal is the read's result. A record
-  // whose header does not match its size costs one small read, never the whole file (issue 36.4).
+  // whose header does not match its size costs one small read, never the whole file.
   // `accept` may ask for a longer head (a header, then the signed sidecar that vouches for the
   // size): it sets `*need`, and is called again with that many bytes (once).
   struct HeadCheck {

@@ -1,7 +1,7 @@
 // How a shared directory's path is reached (store/remote/shared_dir.hpp): from "/" one name at a time,
 // openat(O_NOFOLLOW), never through a link another user owns. stat() on each prefix followed links:
 // a share named through /tmp/link, a link its owner could point at his own folder, then trusted
-// whatever that folder held (issue 36 item 1).
+// whatever that folder held.
 #pragma once
 
 #include <sys/stat.h>

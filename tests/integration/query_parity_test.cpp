@@ -129,7 +129,7 @@ const std::regex& size_answer() {
 
 // Whether `left` and `right` are the same size answer but for a size that is a helper-built entry's.
 // A capture helper's PoCL binary is not byte for byte the app's own, for two reasons the build's
-// inputs do not decide (docs/design-decisions.md, "What a helper builds is what the app builds"):
+// inputs do not decide (docs/decisions/capture.md, "What a helper builds is what the app builds"):
 // PoCL names its temporary source file (below POCL_CACHE_DIR: the app's folder, the helper's
 // private one, of another length) in the bitcode, and a program that is not its process's first
 // compile is encoded larger (the same IR; a helper compiles each program first).

@@ -52,6 +52,17 @@ class SharedDirectory : public ::testing::Test {
     return file;
   }
   static bool is_root() { return ::geteuid() == 0; }
+  // The share open to every user (world-writable and sticky, as /tmp) below a folder all may enter.
+  void open_share_to_all() {
+    ASSERT_EQ(::chmod(tmp.path().c_str(), 0755), 0);
+    ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
+  }
+  // A folder of the share that `owner` made first, 0755: nobody else may write in it.
+  static void made_by(uid_t owner, const fs::path& folder) {
+    fs::create_directory(folder);
+    ASSERT_EQ(::chown(folder.c_str(), owner, owner), 0);
+    ASSERT_EQ(::chmod(folder.c_str(), 0755), 0);
+  }
 };
 
 uid_t uid_of(const char* name) {
@@ -293,11 +304,8 @@ TEST_F(SharedDirectory, AFolderAnOutsiderMadeFirstDoesNotStopPublishing) {
   const uid_t outsider = uid_of("daemon"), member = uid_of("nobody");
   if (outsider == static_cast<uid_t>(-1) || member == static_cast<uid_t>(-1))
     GTEST_SKIP() << "needs the 'daemon' and 'nobody' users";
-  ASSERT_EQ(::chmod(tmp.path().c_str(), 0755), 0);
-  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
-  fs::create_directory(shared / "jitcache");
-  ASSERT_EQ(::chown((shared / "jitcache").c_str(), outsider, outsider), 0);
-  ASSERT_EQ(::chmod((shared / "jitcache").c_str(), 0755), 0);
+  open_share_to_all();
+  made_by(outsider, shared / "jitcache");
 
   const RemoteConfig signing = config("team-secret");
   EXPECT_EQ(as_user(member, [&] {
@@ -328,14 +336,8 @@ TEST_F(SharedDirectory, AnOtherNameAnOutsiderTookAfterItsFolderWasRemovedPassesT
   const uid_t outsider = uid_of("daemon"), member = uid_of("nobody");
   if (outsider == static_cast<uid_t>(-1) || member == static_cast<uid_t>(-1))
     GTEST_SKIP() << "needs the 'daemon' and 'nobody' users";
-  ASSERT_EQ(::chmod(tmp.path().c_str(), 0755), 0);
-  ASSERT_EQ(::chmod(shared.c_str(), 01777), 0);
-  const auto made_by_outsider = [&](const fs::path& folder) {
-    fs::create_directory(folder);
-    ASSERT_EQ(::chown(folder.c_str(), outsider, outsider), 0);
-    ASSERT_EQ(::chmod(folder.c_str(), 0755), 0);
-  };
-  made_by_outsider(shared / "jitcache");
+  open_share_to_all();
+  made_by(outsider, shared / "jitcache");
   const RemoteConfig signing = config("team-secret");
   const auto publish = [&](const std::string& binary) {
     return as_user(member, [&] {
@@ -350,7 +352,7 @@ TEST_F(SharedDirectory, AnOtherNameAnOutsiderTookAfterItsFolderWasRemovedPassesT
   }
   ASSERT_FALSE(taken.empty());
   fs::remove_all(shared / taken);
-  made_by_outsider(shared / taken);
+  made_by(outsider, shared / taken);
 
   EXPECT_EQ(as_user(member, [&] {
               auto remote = client_of<FileRemote>(signing);

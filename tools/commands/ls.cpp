@@ -3,7 +3,7 @@
 // The default order is the store's own (by key): rows are printed a level-1 shard (or a piece of
 // one) at a time as the index hands them over, so `ls | head` reads one shard's index, not the
 // store. The other orders need every entry first (`used` one stat per entry: hits touch the entry files, not the
-// index), as `ls -t` does (docs/design-decisions.md, "Listing order").
+// index), as `ls -t` does (docs/decisions/store.md, "Listing order").
 #include <algorithm>
 #include <cstdio>
 #include <functional>
