@@ -15,8 +15,14 @@ command -v dpkg >/dev/null || skip "no dpkg"
 mkdir -p /run/lock
 exec 9>/run/lock/jitcache-deb-package-test.lock
 flock 9
+# The marker holds "installing", then the installed tool's checksum: a package installed since
+# (a user's) does not match it and is left alone.
 left_by_a_killed_run=/run/lock/jitcache-deb-package-test.installed
-if [ -e "$left_by_a_killed_run" ] && dpkg -s jitcache >/dev/null 2>&1; then
+ours_installed() {
+  [ -e "$left_by_a_killed_run" ] && dpkg -s jitcache >/dev/null 2>&1 &&
+    { grep -qx installing "$left_by_a_killed_run" || md5sum /usr/bin/jitcache 2>/dev/null | cmp -s - "$left_by_a_killed_run"; }
+}
+if ours_installed; then
   echo "purging the package a killed run of this test left installed"
   dpkg --purge jitcache >/dev/null
 fi
@@ -26,9 +32,7 @@ dpkg -s jitcache >/dev/null 2>&1 && skip "a jitcache package is installed alread
 
 tmp=$(mktemp -d /tmp/jitcache-deb-XXXXXX)
 cleanup() {
-  if [ -e "$left_by_a_killed_run" ] && dpkg -s jitcache >/dev/null 2>&1; then
-    dpkg --purge jitcache >/dev/null 2>&1 || true
-  fi
+  if ours_installed; then dpkg --purge jitcache >/dev/null 2>&1 || true; fi
   rm -f "$left_by_a_killed_run"
   rm -rf "$tmp"
 }
@@ -43,8 +47,9 @@ if command -v lintian >/dev/null; then
 else
   echo "lintian not installed: not run (scripts/install-deps.sh installs it)"
 fi
-touch "$left_by_a_killed_run"
+echo installing >"$left_by_a_killed_run"
 dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1 || fail "dpkg -i: $(cat "$tmp/dpkg.log")"
+md5sum /usr/bin/jitcache >"$left_by_a_killed_run"
 mapfile -t files < <(dpkg -L jitcache)
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 man_pages=(/usr/share/man/man1/jitcache.1.gz /usr/share/man/man5/jitcache-config.5.gz)
