@@ -218,7 +218,7 @@ class CaptureHelper : public ::testing::Test {
   // spins, once the helper has handed run 1's first program to its worker (that key's capture
   // marker names the worker), after which run 2 is let go: at nice 19, behind run 2 and four
   // CPU-bound loops (BUSY=4), the group gets about 0.3 % of the CPU and the builds outlasted
-  // the 300 s run 2 was given (issue 55).
+  // the 300 s run 2 was given.
   std::vector<int> group_nices_of_helper_builds_beside_a_second_run(bool second_spins, bool second_builds = true,
                                                                      int hoarded_locks = 0) {
     CachedRun first = run_app(example(), pausing_helpers(), false);

@@ -131,7 +131,7 @@ TEST_F(AppsCpuUseTest, AnAppThatStartsBetweenTwoLooksIsBusyAtOnce) {
 // On a machine busy with other work an app that spins may get well under a tenth of a CPU: here at
 // nice 19 beside two spinning processes on its CPU, about 1 %. It wants the CPU all the time (it
 // waits for it, runnable), so it is busy at every look. Judged by the CPU it got, it was idle at
-// most looks, and the helper went to full priority beside it (issue 55's busy suite).
+// most looks, and the helper went to full priority beside it (seen in a suite run beside BUSY=4).
 TEST_F(AppsCpuUseTest, AnAppStarvedOfTheCpuByOtherWorkIsBusy) {
   const int cpu = first_cpu();
   const auto spinner = [cpu](const ChildProcess& child) {
