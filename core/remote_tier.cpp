@@ -28,7 +28,7 @@ constexpr std::size_t kRecordOverhead = 16u << 20;
 const WaitNotice kLeaseWait{WaitKind::remote_lease, "another node building the same program (its remote lease)",
                             "JITCACHE_REMOTE_LEASE_WAIT"};
 
-std::atomic<bool> g_warned[8];  // one warning per RemoteStatus per process
+std::atomic<bool> g_warned_of_status[8];  // one warning per RemoteStatus per process
 std::atomic<bool> g_write_skip_noted{false};  // a remote that takes no writes (read-only): one note
 std::atomic<bool> g_notice_warned{false};     // RemoteResult::notice: one warning per process
 
@@ -191,7 +191,7 @@ void RemoteTier::note(const RemoteResult& result, const char* during) {
     const bool first_write = std::string_view(during) == "write" && !g_write_skip_noted.exchange(true);
     if (first_write) log_info(message + " (noted once; not a failure)");
     else log_debug(message);
-  } else if (g_warned[static_cast<int>(result.status)].exchange(true)) {
+  } else if (g_warned_of_status[static_cast<int>(result.status)].exchange(true)) {
     log_debug(message);
   } else {
     log_warning(message + (result.failed() ? " (remote skipped for the back-off period)" : ""));

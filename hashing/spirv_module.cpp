@@ -7,7 +7,7 @@
 namespace jitcache {
 namespace {
 
-constexpr std::uint32_t kMagic = 0x07230203;
+constexpr std::uint32_t kSpirvMagic = 0x07230203;
 constexpr std::size_t kHeaderWords = 5;
 
 // The few opcodes and enumerants the reader understands (SPIR-V specification, section 3).
@@ -60,8 +60,8 @@ std::optional<std::string> literal_string(std::span<const std::uint32_t> words) 
 }
 
 std::string check_header(std::span<const std::uint32_t> words) {
-  if (words[0] != kMagic) {
-    if (words[0] == __builtin_bswap32(kMagic)) return "big-endian SPIR-V is not supported";
+  if (words[0] != kSpirvMagic) {
+    if (words[0] == __builtin_bswap32(kSpirvMagic)) return "big-endian SPIR-V is not supported";
     return "not a SPIR-V module: bad magic number";
   }
   // Version word: 0 | major | minor | 0. Whether a version is supported is the driver's call.

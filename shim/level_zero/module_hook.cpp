@@ -1,7 +1,6 @@
 // zeModuleCreate through the cache: a SPIR-V module is keyed per device; on a hit the module is
 // created from the cached native binary (ZE_MODULE_FORMAT_NATIVE), otherwise the real create runs
 // and zeModuleGetNativeBinary's result is stored. Any other format passes through untouched.
-#include <cstdio>
 #include <optional>
 
 #include "core/clock.hpp"
@@ -30,12 +29,6 @@ struct CreateCall {
 ze_result_t create_for_real(const CreateCall& call) {
   if (!next().zeModuleCreate) return ZE_RESULT_ERROR_UNINITIALIZED;
   return next().zeModuleCreate(call.context, call.device, call.desc, call.module, call.build_log);
-}
-
-std::string result_text(const char* call, ze_result_t result) {
-  char text[96];
-  std::snprintf(text, sizeof text, "%s returned 0x%x", call, static_cast<unsigned>(result));
-  return text;
 }
 
 std::string native_binary(ze_module_handle_t module) {

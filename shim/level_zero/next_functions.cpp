@@ -1,6 +1,7 @@
 #include "shim/level_zero/next_functions.hpp"
 
 #include <atomic>
+#include <cstdio>
 #include <mutex>
 
 #include "shim/linux/loaded_library_function.hpp"
@@ -59,6 +60,12 @@ const NextFunctions& next() {
     if (r.complete) g_settled.store(true, std::memory_order_release);
   }
   return *g_functions.load(std::memory_order_acquire);
+}
+
+std::string result_text(const char* call, ze_result_t result) {
+  char text[96];
+  std::snprintf(text, sizeof text, "%s returned 0x%x", call, static_cast<unsigned>(result));
+  return text;
 }
 
 }  // namespace jitcache::level_zero

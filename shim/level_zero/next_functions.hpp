@@ -4,6 +4,8 @@
 // never calls ze* by name.
 #pragma once
 
+#include <string>
+
 #include <ze_api.h>
 
 namespace jitcache::level_zero {
@@ -32,5 +34,8 @@ struct NextFunctions {
 // Resolved on use until every entry was found (a null is never cached). No entry is ever null: one
 // no loaded loader exports returns ZE_RESULT_ERROR_UNINITIALIZED.
 const NextFunctions& next();
+
+// "<call> returned 0x<result>": a failed call, for warnings and traces.
+std::string result_text(const char* call, ze_result_t result);
 
 }  // namespace jitcache::level_zero

@@ -1,6 +1,5 @@
 #include "shim/level_zero/replay.hpp"
 
-#include <cstdio>
 #include <vector>
 
 #include <dlfcn.h>
@@ -11,12 +10,6 @@
 
 namespace jitcache::level_zero {
 namespace {
-
-std::string result_text(const char* call, ze_result_t result) {
-  char text[96];
-  std::snprintf(text, sizeof text, "%s returned 0x%x", call, static_cast<unsigned>(result));
-  return text;
-}
 
 // What the hook does not forward to, from the loader this process opened.
 struct LoaderExtras {

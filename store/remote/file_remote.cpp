@@ -132,6 +132,11 @@ RemoteResult release_at(SharedDir& dir, const std::string& path, const std::stri
   return dir.remove(path);
 }
 
+}  // namespace
+
+// (Named, not anonymous: FileRemote::State holds it.)
+namespace file_remote_detail {
+
 // The directory, shared with the worker thread (a hung call may outlive the client).
 struct DirHolder {
   std::mutex mutex;
@@ -157,7 +162,8 @@ struct DirHolder {
   }
 };
 
-}  // namespace
+}  // namespace file_remote_detail
+using file_remote_detail::DirHolder;
 
 struct FileRemote::State {
   RemoteGate gate;

@@ -17,13 +17,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-RemoteResult result(RemoteStatus status, std::string reason = {}) {
-  RemoteResult r;
-  r.status = status;
-  r.reason = std::move(reason);
-  return r;
-}
-
 // Path segments as sent: unreserved characters and '/' pass, anything else is percent-encoded.
 std::string encode_path(std::string_view text) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -40,11 +33,19 @@ std::string encode_path(std::string_view text) {
   return out;
 }
 
+}  // namespace
+
+// (Named, not anonymous: a member of Exchange below, which the header declares.)
+namespace http_remote_detail {
 struct Body {
   std::string data;
   std::size_t cap = 0;
   bool over = false;
 };
+}  // namespace http_remote_detail
+using http_remote_detail::Body;
+
+namespace {
 
 // Receives the body; more than the cap aborts the transfer (a chunked reply announces nothing).
 size_t receive(char* data, size_t size, size_t count, void* user) {
@@ -61,17 +62,17 @@ size_t receive(char* data, size_t size, size_t count, void* user) {
 // A curl failure as the remote's status: certificates and bad settings will not pass by retrying.
 RemoteResult transfer_failure(CURLcode code, const char* detail, const Body& body) {
   std::string reason = detail && *detail ? detail : curl_easy_strerror(code);
-  if (body.over) return result(RemoteStatus::error, "reply larger than " + std::to_string(body.cap) + " bytes refused");
+  if (body.over) return remote_result(RemoteStatus::error, "reply larger than " + std::to_string(body.cap) + " bytes refused");
   switch (code) {
-    case CURLE_OPERATION_TIMEDOUT: return result(RemoteStatus::timeout, reason);
+    case CURLE_OPERATION_TIMEDOUT: return remote_result(RemoteStatus::timeout, reason);
     case CURLE_FILESIZE_EXCEEDED:
-      return result(RemoteStatus::error, "reply larger than " + std::to_string(body.cap) + " bytes refused");
+      return remote_result(RemoteStatus::error, "reply larger than " + std::to_string(body.cap) + " bytes refused");
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:
     case CURLE_UNSUPPORTED_PROTOCOL:
-    case CURLE_URL_MALFORMAT: return result(RemoteStatus::rejected, reason);
-    default: return result(RemoteStatus::error, reason);
+    case CURLE_URL_MALFORMAT: return remote_result(RemoteStatus::rejected, reason);
+    default: return remote_result(RemoteStatus::error, reason);
   }
 }
 
@@ -199,15 +200,15 @@ CURLcode perform(CURL* handle, const HttpEndpoint& endpoint, const RemoteConfig&
 // What a completed exchange's status means: 200 (201, 204 for PUT) ok, 404 miss, 401/403 refused.
 RemoteResult judge(const Exchange& exchange) {
   const long status = exchange.status;
-  if (status == 200 || (exchange.method == Method::put && (status == 201 || status == 204))) return result(RemoteStatus::ok);
-  if (status == 404 && exchange.method != Method::put) return result(RemoteStatus::miss);
+  if (status == 200 || (exchange.method == Method::put && (status == 201 || status == 204))) return remote_result(RemoteStatus::ok);
+  if (status == 404 && exchange.method != Method::put) return remote_result(RemoteStatus::miss);
   const std::string reason = "HTTP " + std::to_string(status);
   // A server that takes reads but refuses writes is read-only, not down: writes stop, reads go on.
   if (exchange.method == Method::put && (status == 403 || status == 405)) {
-    return result(RemoteStatus::skipped, reason + ": the server refuses writes (JITCACHE_REMOTE_READ_ONLY=1 says so)");
+    return remote_result(RemoteStatus::skipped, reason + ": the server refuses writes (JITCACHE_REMOTE_READ_ONLY=1 says so)");
   }
-  if (status == 401 || status == 403) return result(RemoteStatus::rejected, reason + ": credentials refused");
-  return result(RemoteStatus::error, reason + (status >= 300 && status < 400 ? " (redirects are not followed)" : ""));
+  if (status == 401 || status == 403) return remote_result(RemoteStatus::rejected, reason + ": credentials refused");
+  return remote_result(RemoteStatus::error, reason + (status >= 300 && status < 400 ? " (redirects are not followed)" : ""));
 }
 
 }  // namespace
@@ -220,7 +221,7 @@ RemoteResult HttpRemote::get(const std::string& path, std::size_t max_bytes) {
 }
 
 RemoteResult HttpRemote::put(const std::string& path, std::string_view body) {
-  if (state_->writes_refused) return result(RemoteStatus::skipped, "the server refused a write before");
+  if (state_->writes_refused) return remote_result(RemoteStatus::skipped, "the server refused a write before");
   Exchange exchange{Method::put, endpoint_.base_url() + "/" + path, body, 64u << 10};
   RemoteResult stored = this->exchange(exchange);
   if (stored.status == RemoteStatus::skipped && exchange.status != 0) state_->writes_refused = true;
@@ -245,7 +246,7 @@ RemoteResult HttpRemote::exchange(Exchange& exchange) {
       global_init();
       state.handle = curl_easy_init();
       state.handle_owner = fileops::current_process_id();
-      if (!state.handle) return result(RemoteStatus::error, "cannot start libcurl");
+      if (!state.handle) return remote_result(RemoteStatus::error, "cannot start libcurl");
     }
     char error_text[CURL_ERROR_SIZE] = {};
     CURLcode code = perform(state.handle, endpoint_, config, call, exchange, error_text);
@@ -269,14 +270,14 @@ RemoteResult HttpRemote::save(const Digest128& key, std::string_view binary, con
   return put(record_path(key), encode_record(key, binary, sidecar, config_.hmac_key));
 }
 
-RemoteResult HttpRemote::acquire_lease(const Digest128&, const std::string&) { return result(RemoteStatus::ok); }
-RemoteResult HttpRemote::lease_exists(const Digest128&) { return result(RemoteStatus::miss); }
-RemoteResult HttpRemote::release_lease(const Digest128&, const std::string&) { return result(RemoteStatus::ok); }
+RemoteResult HttpRemote::acquire_lease(const Digest128&, const std::string&) { return remote_result(RemoteStatus::ok); }
+RemoteResult HttpRemote::lease_exists(const Digest128&) { return remote_result(RemoteStatus::miss); }
+RemoteResult HttpRemote::release_lease(const Digest128&, const std::string&) { return remote_result(RemoteStatus::ok); }
 
 RemoteResult HttpRemote::publish_inputs(const Digest128& digest, std::string_view record, bool* sent) {
   *sent = false;
   if (record.size() > kMaxRemoteInputsBytes) {
-    return result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
+    return remote_result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
   }
   const std::string path = inputs_path(digest);
   const std::string value = encode_inputs_blob(digest, record, config_.hmac_key);
@@ -303,12 +304,12 @@ RemoteResult HttpRemote::list_programs(RemoteListing* listing) {
   RemoteResult index = get(folder, kMaxIndexBytes);
   if (index.status == RemoteStatus::miss) {  // nothing published yet
     listing->complete = true;
-    return result(RemoteStatus::ok);
+    return remote_result(RemoteStatus::ok);
   }
   if (index.status != RemoteStatus::ok) return index;
   const nlohmann::json names = parse_untrusted_json(index.binary);
   if (!names.is_array()) {
-    return result(RemoteStatus::error, "GET " + folder + " is not a JSON listing (nginx: autoindex on; autoindex_format json)");
+    return remote_result(RemoteStatus::error, "GET " + folder + " is not a JSON listing (nginx: autoindex on; autoindex_format json)");
   }
   for (const nlohmann::json& item : names) {
     const std::string name = item.is_object() ? string_member(item, "name") : std::string();
@@ -320,7 +321,7 @@ RemoteResult HttpRemote::list_programs(RemoteListing* listing) {
     add_program_summary(folder + name, *key, got.binary, config_.hmac_key, listing);
   }
   listing->complete = true;
-  return result(RemoteStatus::ok);
+  return remote_result(RemoteStatus::ok);
 }
 
 RemoteResult HttpRemote::fetch_inputs(const Digest128& digest) {

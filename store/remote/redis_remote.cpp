@@ -20,22 +20,15 @@ RemoteStatus status_of(RedisFailure failure) {
   }
 }
 
-RemoteResult result(RemoteStatus status, std::string reason = {}) {
-  RemoteResult r;
-  r.status = status;
-  r.reason = std::move(reason);
-  return r;
-}
-
 // An error reply. Missing or wrong credentials will not fix themselves: the remote goes off.
 RemoteResult error_reply(const RedisReply& reply) {
   std::string text(reply.text());
   bool credentials = text.starts_with("NOAUTH") || text.starts_with("WRONGPASS") || text.starts_with("NOPERM");
-  return result(credentials ? RemoteStatus::rejected : RemoteStatus::error, "server replied: " + text);
+  return remote_result(credentials ? RemoteStatus::rejected : RemoteStatus::error, "server replied: " + text);
 }
 
 // The reply of a command that went through, or the failure that stopped it.
-RemoteResult failure(const RedisError& error) { return result(status_of(error.kind), error.message); }
+RemoteResult failure(const RedisError& error) { return remote_result(status_of(error.kind), error.message); }
 
 // A SCAN pattern matching `text` literally, then anything.
 std::string glob_prefix(const std::string& text) {
@@ -95,7 +88,7 @@ RemoteResult RedisRemote::load(const Digest128& key) {
     std::unique_ptr<RedisReply> reply = connection.command({"GET", record_name(key)}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
-    if (reply->is_nil()) return result(RemoteStatus::miss);
+    if (reply->is_nil()) return remote_result(RemoteStatus::miss);
     return checked_record(key, reply->text(), config_.hmac_key);
   });
   return fetched;
@@ -107,7 +100,7 @@ RemoteResult RedisRemote::save(const Digest128& key, std::string_view binary, co
     RedisError error;
     std::unique_ptr<RedisReply> reply = connection.command({"SET", record_name(key), record}, deadline, &error);
     if (!reply) return failure(error);
-    return reply->is_error() ? error_reply(*reply) : result(RemoteStatus::ok);
+    return reply->is_error() ? error_reply(*reply) : remote_result(RemoteStatus::ok);
   });
 }
 
@@ -119,7 +112,7 @@ RemoteResult RedisRemote::acquire_lease(const Digest128& key, const std::string&
         &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
-    return result(reply->is_nil() ? RemoteStatus::miss : RemoteStatus::ok);
+    return remote_result(reply->is_nil() ? RemoteStatus::miss : RemoteStatus::ok);
   });
 }
 
@@ -129,7 +122,7 @@ RemoteResult RedisRemote::lease_exists(const Digest128& key) {
     std::unique_ptr<RedisReply> reply = connection.command({"EXISTS", lease_name(key)}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
-    return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
+    return remote_result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
   });
 }
 
@@ -140,7 +133,7 @@ RemoteResult RedisRemote::release_lease(const Digest128& key, const std::string&
         connection.command({"EVAL", kReleaseScript, "1", lease_name(key), token}, deadline, &error);
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
-    return result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
+    return remote_result(reply->integer() > 0 ? RemoteStatus::ok : RemoteStatus::miss);
   });
 }
 
@@ -154,10 +147,10 @@ RemoteResult RedisRemote::scan_names(const std::string& cursor, std::vector<std:
     if (!reply) return failure(error);
     if (reply->is_error()) return error_reply(*reply);
     std::vector<std::string> head = reply->strings();  // [cursor, [names...]]
-    if (head.empty()) return result(RemoteStatus::error, "SCAN answered without a cursor");
+    if (head.empty()) return remote_result(RemoteStatus::error, "SCAN answered without a cursor");
     *next_cursor = head.front();
     *names = reply->element_strings(1);
-    return result(RemoteStatus::ok);
+    return remote_result(RemoteStatus::ok);
   });
 }
 

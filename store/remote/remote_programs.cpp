@@ -12,13 +12,6 @@ constexpr std::string_view kInputsMagic = "JCI1";
 constexpr std::string_view kProgramMagic = "JCP1";
 constexpr std::size_t kMaxComponents = 64;
 
-RemoteResult result(RemoteStatus status, std::string reason = {}) {
-  RemoteResult r;
-  r.status = status;
-  r.reason = std::move(reason);
-  return r;
-}
-
 RemoteStatus status_of(RecordCheck check) {
   return check == RecordCheck::bad_hmac ? RemoteStatus::bad_hmac : RemoteStatus::corrupt;
 }
@@ -76,25 +69,25 @@ std::string encode_inputs_blob(const Digest128& digest, std::string_view record,
 RemoteResult encode_program_blob(const Digest128& key, const nlohmann::json& summary, std::string_view hmac_key,
                                  std::string* value) {
   const std::string payload = summary.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (payload.size() > kMaxProgramSummaryBytes) return result(RemoteStatus::skipped, "program summary over the cap");
+  if (payload.size() > kMaxProgramSummaryBytes) return remote_result(RemoteStatus::skipped, "program summary over the cap");
   *value = remote_framing::encode_blob(kProgramMagic, key, payload, hmac_key);
-  return result(RemoteStatus::ok);
+  return remote_result(RemoteStatus::ok);
 }
 
 RemoteResult publish_inputs(RedisRemote& store, const Digest128& digest, std::string_view record, bool* sent) {
   *sent = false;
   if (record.size() > kMaxRemoteInputsBytes) {
-    return result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
+    return remote_result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
   }
   const std::string name = inputs_name(store, digest);
   const std::string value = encode_inputs_blob(digest, record, store.config().hmac_key);
   bool there = false;
   RemoteResult checked = store.command({"STRLEN", name}, [&](const RedisReply& reply) {
     there = reply.integer() == static_cast<long long>(value.size());
-    return result(RemoteStatus::ok);
+    return remote_result(RemoteStatus::ok);
   });
   if (checked.status != RemoteStatus::ok || there) return checked;
-  RemoteResult stored = store.command({"SET", name, value}, [](const RedisReply&) { return result(RemoteStatus::ok); });
+  RemoteResult stored = store.command({"SET", name, value}, [](const RedisReply&) { return remote_result(RemoteStatus::ok); });
   *sent = stored.status == RemoteStatus::ok;
   return stored;
 }
@@ -105,7 +98,7 @@ RemoteResult publish_program(RedisRemote& store, const Digest128& key, const nlo
       framed.status != RemoteStatus::ok) {
     return framed;
   }
-  return store.command({"SET", program_name(store, key), value}, [](const RedisReply&) { return result(RemoteStatus::ok); });
+  return store.command({"SET", program_name(store, key), value}, [](const RedisReply&) { return remote_result(RemoteStatus::ok); });
 }
 
 void add_program_summary(const std::string& name, const Digest128& key, std::string_view value,
@@ -152,13 +145,13 @@ RemoteResult list_programs(RedisRemote& store, std::size_t max_calls, RemoteList
                                      [&](const RedisReply& reply) {
                                        value = std::string(reply.text());
                                        absent = value.empty();  // gone since the SCAN (evicted)
-                                       return result(RemoteStatus::ok);
+                                       return remote_result(RemoteStatus::ok);
                                      });
     if (got.status != RemoteStatus::ok) return got;
     if (absent) continue;
     add_program_summary(name, *key, value, store.config().hmac_key, listing);
   }
-  return result(RemoteStatus::ok);
+  return remote_result(RemoteStatus::ok);
 }
 
 RemoteResult fetch_inputs(RedisRemote& store, const Digest128& digest) {
@@ -168,7 +161,7 @@ RemoteResult fetch_inputs(RedisRemote& store, const Digest128& digest) {
   RemoteResult got = store.command({"GETRANGE", inputs_name(store, digest), "0", std::to_string(longest)},
                                    [&](const RedisReply& reply) {
                                      value = std::string(reply.text());
-                                     return result(value.empty() ? RemoteStatus::miss : RemoteStatus::ok);
+                                     return remote_result(value.empty() ? RemoteStatus::miss : RemoteStatus::ok);
                                    });
   if (got.status != RemoteStatus::ok) return got;
   return check_inputs_blob(digest, value, store.config().hmac_key);
@@ -176,14 +169,14 @@ RemoteResult fetch_inputs(RedisRemote& store, const Digest128& digest) {
 
 RemoteResult check_inputs_blob(const Digest128& digest, std::string_view value, std::string_view hmac_key) {
   if (value.size() > kMaxRemoteInputsBytes + kBlobOverhead) {
-    return result(RemoteStatus::corrupt, "larger than the " + std::to_string(kMaxRemoteInputsBytes) + "-byte cap");
+    return remote_result(RemoteStatus::corrupt, "larger than the " + std::to_string(kMaxRemoteInputsBytes) + "-byte cap");
   }
   remote_framing::DecodedBlob blob = remote_framing::decode_blob(kInputsMagic, digest, value, kMaxRemoteInputsBytes, hmac_key);
-  if (blob.check != RecordCheck::ok) return result(status_of(blob.check), blob.reason);
-  if (xxh3_128(blob.payload) != digest) return result(RemoteStatus::corrupt, "its bytes do not hash to its name");
+  if (blob.check != RecordCheck::ok) return remote_result(status_of(blob.check), blob.reason);
+  if (xxh3_128(blob.payload) != digest) return remote_result(RemoteStatus::corrupt, "its bytes do not hash to its name");
   std::string why;
-  if (!decode_recorded_inputs(blob.payload, &why)) return result(RemoteStatus::corrupt, "not an input record: " + why);
-  RemoteResult fetched = result(RemoteStatus::ok);
+  if (!decode_recorded_inputs(blob.payload, &why)) return remote_result(RemoteStatus::corrupt, "not an input record: " + why);
+  RemoteResult fetched = remote_result(RemoteStatus::ok);
   fetched.binary = std::move(blob.payload);
   return fetched;
 }

@@ -22,8 +22,6 @@ namespace {
 
 constexpr int kOpenFlags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK;
 
-std::string errno_text(int error) { return std::strerror(error); }
-
 // A name as it was read (a folder or file of the share) for messages.
 std::string described(const std::string& name) { return name.empty() ? "the directory" : name; }
 

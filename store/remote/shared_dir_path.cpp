@@ -61,8 +61,6 @@ class Walk {
   std::vector<Step> steps_;
 };
 
-std::string errno_text(int error) { return std::strerror(error); }
-
 }  // namespace
 
 std::vector<std::string> path_steps(const std::string& path) {
@@ -135,5 +133,7 @@ RemoteResult open_directory_walked(const std::string& path, WalkedDirectory* out
   out->above.insert(out->above.end(), link_holders.begin(), link_holders.end());
   return remote_result(RemoteStatus::ok);
 }
+
+std::string errno_text(int error) { return std::strerror(error); }
 
 }  // namespace jitcache

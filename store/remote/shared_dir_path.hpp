@@ -34,4 +34,7 @@ std::vector<std::string> path_steps(const std::string& path);
 // name on the way does not exist; rejected or error with the reason.
 RemoteResult open_directory_walked(const std::string& path, WalkedDirectory* out);
 
+// strerror's text of an errno value (the shared directory's reasons quote it).
+std::string errno_text(int error);
+
 }  // namespace jitcache
