@@ -439,6 +439,8 @@ TEST(RemoteS3Requests, AConditionalCreateThatLostTheRaceIsStoredAndAServedKeyIsR
   EXPECT_EQ(remote->load(kKey).status, RemoteStatus::miss);
   RemoteResult lost = remote->save(kKey, "binary", nlohmann::json::object());
   EXPECT_EQ(lost.status, RemoteStatus::ok) << lost.reason;  // another writer stored it first
+  ASSERT_EQ(server.requests().size(), 2u);
+  EXPECT_EQ(server.requests()[1].headers.count("if-none-match"), 1u);  // the 412 answered the condition
   // A record that was there and failed its check is replaced, not kept by the condition.
   RecordingServer corrupt([&](const RecordingServer::Request& request) {
     return request.method == "PUT" ? (request.headers.count("if-none-match") ? http_reply("412 Precondition Failed")
