@@ -86,7 +86,8 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote", "JITCACHE_REMOTE", "",
      "remote tier URL: `redis://[[user]:password@]host[:port][/db]`, "
      "`redis+unix://[[user]:password@]/path.sock[?db=N]` , "
-     "`http[s]://[user:password@]host[:port][/path]` or `file:///shared/dir` (a directory on a shared "
+     "`http[s]://[user:password@]host[:port][/path]`, `s3://bucket[/prefix]` ([S3 "
+     "remotes](remote.md#s3-remotes)) or `file:///shared/dir` (a directory on a shared "
      "file system, [shared directories](remote.md#shared-directories-file-nfs)); several, asked in "
      "order: `url|url` ([remote.md](remote.md), [several remotes](remote.md#several-remotes))",
      Text{&Settings::remote}},
@@ -113,6 +114,32 @@ const std::vector<SettingDefinition> kDefinitions = {
      "HTTP(S) remotes: sent as `Authorization: Bearer <token>` instead of the URL's `user:password`; "
      "shown as `***` everywhere ([remote.md](remote.md#https-remotes))",
      Secret{&Settings::remote_bearer_token}},
+    // S3 remotes' own (store/remote/s3_scheme.hpp); each reads the AWS tools' variable under its own.
+    {"remote_s3_endpoint", "JITCACHE_REMOTE_S3_ENDPOINT", "",
+     "S3 remotes: the server, `http[s]://host[:port]` (MinIO, Garage, Ceph RGW); empty: AWS, "
+     "`https://s3.<region>.amazonaws.com` ([remote.md](remote.md#s3-remotes))",
+     {}, nullptr, "AWS_ENDPOINT_URL"},
+    {"remote_s3_region", "JITCACHE_REMOTE_S3_REGION", "",
+     "S3 remotes: the region requests are signed for (and AWS's endpoint is in)",
+     {}, "`AWS_DEFAULT_REGION`, else `us-east-1`", "AWS_REGION"},
+    {"remote_s3_addressing", "JITCACHE_REMOTE_S3_ADDRESSING", "auto",
+     "S3 remotes: `path` (`<endpoint>/<bucket>/<key>`), `virtual` (`<bucket>.<endpoint host>/<key>`) or "
+     "`auto`: path-style with `remote_s3_endpoint` set or a bucket name with a dot, else virtual",
+     {}},
+    {"remote_s3_access_key_id", "JITCACHE_REMOTE_S3_ACCESS_KEY_ID", "",
+     "S3 remotes: the access key id (with `remote_s3_secret_access_key`); unset: the shared credentials "
+     "file ([remote.md](remote.md#s3-remotes))",
+     {}, nullptr, "AWS_ACCESS_KEY_ID"},
+    {"remote_s3_secret_access_key", "JITCACHE_REMOTE_S3_SECRET_ACCESS_KEY", "",
+     "S3 remotes: the secret access key that signs requests (SigV4); shown as `***` everywhere",
+     Secret{&Settings::remote_s3_secret_access_key}, nullptr, "AWS_SECRET_ACCESS_KEY"},
+    {"remote_s3_session_token", "JITCACHE_REMOTE_S3_SESSION_TOKEN", "",
+     "S3 remotes: a temporary session token sent as `x-amz-security-token`; shown as `***` everywhere",
+     Secret{&Settings::remote_s3_session_token}, nullptr, "AWS_SESSION_TOKEN"},
+    {"remote_s3_profile", "JITCACHE_REMOTE_S3_PROFILE", "default",
+     "S3 remotes without keys in the settings: the profile of the shared credentials file "
+     "(`AWS_SHARED_CREDENTIALS_FILE`, else `~/.aws/credentials`)",
+     {}, nullptr, "AWS_PROFILE"},
     {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
      "HTTPS remotes: a PEM file of the certificate authorities to trust (a private CA, a self-signed "
      "server); empty: the system's. It must pass the trust rule of files jitcache believes (owned by "

@@ -45,6 +45,8 @@ struct Settings {
   std::string remote;
   std::string remote_hmac_key;      // Secret rows: shown as *** by `config`, logs and doctor
   std::string remote_bearer_token;
+  std::string remote_s3_secret_access_key;
+  std::string remote_s3_session_token;
   std::uint64_t flush_timeout_ms = 0;
   std::uint64_t memory_max_entries = 0;
   std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key

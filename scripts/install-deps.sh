@@ -38,6 +38,7 @@ test_packages=(
   python3-pyopencl python3-opencv python3-numpy hashcat  # tests/apps (the real-application suite) and bench/clients.sh
   redis-server
   nginx-core  # the HTTP remote against nginx's WebDAV PUT (--with-http_dav_module)
+  nodejs npm  # the S3 remote against s3rver (npm, below: Debian does not package it)
   libarchive-dev  # an independent reader of the packs jitcache writes
   gnuplot-nox  # bench/ plots
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
@@ -46,6 +47,17 @@ test_packages=(
 if $tests; then packages+=("${test_packages[@]}"); fi
 if $list; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
+# The S3 remote's tests run s3rver from this folder (tests/integration/s3_server.hpp looks there);
+# without npm or a network they skip, naming the reason, and nothing else fails.
+s3rver_dir="${XDG_CACHE_HOME:-$HOME/.cache}/jitcache-tests/s3rver"
+install_s3rver() {
+  $tests || return 0
+  [ -x "$s3rver_dir/node_modules/.bin/s3rver" ] && return 0
+  if ! command -v npm >/dev/null; then echo "install-deps: no npm: the S3 tests will skip"; return 0; fi
+  npm install --prefix "$s3rver_dir" --no-audit --no-fund s3rver@3.7.1 >/dev/null 2>&1 ||
+    echo "install-deps: npm could not install s3rver@3.7.1 into $s3rver_dir: the S3 tests will skip"
+}
+
 missing=()
 for package in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
@@ -53,6 +65,7 @@ for package in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages installed"
+  install_s3rver
   exit 0
 fi
 sudo=""
@@ -60,3 +73,4 @@ sudo=""
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+install_s3rver

@@ -17,15 +17,12 @@
 #include <memory>
 #include <string>
 
+#include "store/remote/curl_transport.hpp"
 #include "store/remote/http_scheme.hpp"
 #include "store/remote/remote_programs.hpp"
 #include "store/remote_api/remote_client.hpp"
 
 namespace jitcache {
-
-namespace http_remote_detail {
-struct Exchange;
-}
 
 class HttpRemote final : public RemoteClient {
  public:
@@ -64,7 +61,7 @@ class HttpRemote final : public RemoteClient {
  private:
   struct State;
   // Runs one request through the gate (bounds, back-off) on this client's connection.
-  RemoteResult exchange(http_remote_detail::Exchange& request);
+  RemoteResult exchange(HttpExchange& request);
   HttpEndpoint endpoint_;
   RemoteConfig config_;
   std::string namespace_path_;

@@ -3,10 +3,10 @@
 namespace jitcache {
 namespace {
 
-constexpr std::string_view kAdvice =
+constexpr std::string_view kHttpAdvice =
     "check the server, the credentials (URL or JITCACHE_REMOTE_BEARER_TOKEN), JITCACHE_REMOTE_CA_FILE and "
     "JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)";
-constexpr std::string_view kSettings[] = {kBearerTokenSetting};
+constexpr std::string_view kHttpSettings[] = {kBearerTokenSetting};
 
 // The path is a folder on the server, kept as given (it is sent, never decoded); '?' and '#' have
 // no meaning there and are refused.
@@ -40,9 +40,9 @@ std::string HttpEndpoint::redacted() const {
 
 const RemoteScheme kHttpScheme{
     "http", "http://", "http://cache.example.org/jit",
-    [](std::string_view rest, std::string* error) { return parse_http(rest, false, error); }, kSettings, kAdvice};
+    [](std::string_view rest, std::string* error) { return parse_http(rest, false, error); }, kHttpSettings, kHttpAdvice};
 const RemoteScheme kHttpsScheme{
     "https", "https://", "https://cache.example.org:8443/jit",
-    [](std::string_view rest, std::string* error) { return parse_http(rest, true, error); }, kSettings, kAdvice};
+    [](std::string_view rest, std::string* error) { return parse_http(rest, true, error); }, kHttpSettings, kHttpAdvice};
 
 }  // namespace jitcache

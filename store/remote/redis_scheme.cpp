@@ -3,7 +3,7 @@
 namespace jitcache {
 namespace {
 
-constexpr std::string_view kAdvice = "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)";
+constexpr std::string_view kRedisAdvice = "check the server, the password and JITCACHE_REMOTE_TIMEOUT_MS (docs/remote.md)";
 
 std::unique_ptr<RemoteEndpoint> parse_tcp(std::string_view rest, std::string* error) {
   auto endpoint = std::make_unique<RedisEndpoint>();
@@ -77,7 +77,7 @@ std::string RedisEndpoint::redacted() const {
   return "redis://" + credentials.redacted() + address.text() + (db ? "/" + std::to_string(db) : "");
 }
 
-const RemoteScheme kRedisScheme{"redis", "redis://", "redis://host:6379", parse_tcp, {}, kAdvice};
-const RemoteScheme kRedisUnixScheme{"redis+unix", "redis+unix:", "redis+unix:///run/redis.sock", parse_unix, {}, kAdvice};
+const RemoteScheme kRedisScheme{"redis", "redis://", "redis://host:6379", parse_tcp, {}, kRedisAdvice};
+const RemoteScheme kRedisUnixScheme{"redis+unix", "redis+unix:", "redis+unix:///run/redis.sock", parse_unix, {}, kRedisAdvice};
 
 }  // namespace jitcache

@@ -4,6 +4,7 @@
 #ifndef _WIN32  // no libcurl and no POSIX file calls there: Redis alone, whose connection is refused
 #include "store/remote/file_scheme.hpp"
 #include "store/remote/http_scheme.hpp"
+#include "store/remote/s3_scheme.hpp"
 #endif
 
 namespace jitcache {
@@ -16,6 +17,7 @@ RemoteSchemes remote_schemes() {
       &kHttpScheme,
       &kHttpsScheme,
       &kFileScheme,
+      &kS3Scheme,
 #endif
   };
   return kSchemes;

@@ -1,7 +1,8 @@
-// Every remote backend (Redis, HTTP, HTTPS, a shared directory) through the engine's interface
-// (store/remote_api/remote_client.hpp) against a real server (redis-server; nginx with WebDAV PUT, started by
-// the test; a directory): the same cases for each. Tampering is done on the server's own storage
-// (a Redis SET, a file nginx serves, a file in the directory).
+// Every remote backend (Redis, HTTP, HTTPS, S3, a shared directory) through the engine's interface
+// (store/remote_api/remote_client.hpp) against a real server (redis-server; nginx with WebDAV PUT and
+// s3rver, started by the test; a directory): the same cases for each. Tampering is done on the
+// server's own storage (a Redis SET, a file nginx serves, an object PUT to s3rver, a file in the
+// directory).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,10 +10,12 @@
 
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
+#include "s3_server.hpp"
 #include "remote_clients.hpp"
 #include "store/remote/file_remote.hpp"
 #include "store/remote/http_remote.hpp"
 #include "store/remote/remote_record.hpp"
+#include "store/remote/s3_remote.hpp"
 #include "store/remote/signed_entry.hpp"
 #include "store/tiers/tiers.hpp"
 #include "test_support.hpp"
@@ -84,6 +87,34 @@ class NginxBackend final : public Backend {
   NginxServer server_;
 };
 
+// s3rver; its objects are read and replaced with the S3 client's own object calls.
+class S3Backend final : public Backend {
+ public:
+  std::string url() const override { return server_.url(); }
+  std::optional<std::string> stored(const RemoteConfig& config, const Digest128& key) override {
+    S3Remote remote = client_of<S3Remote>(patient(config));
+    RemoteResult got = remote.get(remote.record_key(key), 64u << 20);
+    if (got.status != RemoteStatus::ok) return std::nullopt;
+    return got.binary;
+  }
+  void replace(const RemoteConfig& config, const Digest128& key, const std::string& bytes) override {
+    S3Remote remote = client_of<S3Remote>(patient(config));
+    RemoteResult put = remote.put(remote.record_key(key), bytes, false);
+    if (put.status != RemoteStatus::ok) throw std::runtime_error("PUT to s3rver: " + put.reason);
+  }
+  void kill() override { server_.kill(); }
+  void pause() override { server_.pause(); }
+  void resume() override { server_.resume(); }
+  void configure(RemoteConfig& config) const override { server_.configure(config); }
+
+ private:
+  static RemoteConfig patient(RemoteConfig config) {
+    config.command_timeout = std::chrono::seconds(60);  // the test's own tampering: only a hang guard
+    return config;
+  }
+  S3Server server_;
+};
+
 // A directory standing for the shared file system; "killed": removed under the client.
 class DirectoryBackend final : public Backend {
  public:
@@ -119,6 +150,10 @@ class RemoteBackends : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     if (GetParam() == "redis") backend = std::make_unique<RedisBackend>();
     else if (GetParam() == "file") backend = std::make_unique<DirectoryBackend>();
+    else if (GetParam() == "s3") {
+      JITCACHE_SKIP_WITHOUT_S3RVER();
+      backend = std::make_unique<S3Backend>();
+    }
     else backend = std::make_unique<NginxBackend>(GetParam() == "https");
   }
 
@@ -217,7 +252,7 @@ TEST_P(RemoteBackends, AServerKilledMidRunIsOneErrorThenSkipped) {
   EXPECT_EQ(remote->load(kKey).status, RemoteStatus::skipped);
 }
 
-INSTANTIATE_TEST_SUITE_P(Servers, RemoteBackends, ::testing::Values("redis", "http", "https", "file"),
+INSTANTIATE_TEST_SUITE_P(Servers, RemoteBackends, ::testing::Values("redis", "http", "https", "s3", "file"),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The remote tier's bounds against hostile servers (docs/remote.md, "Bounded cost"): a fake
 // Redis on 127.0.0.1 that drips its reply one byte every 150 ms, announces a huge bulk string or
 // a huge array, and a name lookup that never answers; a fake HTTP server that drips, lies in its
-// Content-Length, floods chunks, redirects or fails. Each call must end on its own bound with
+// Content-Length, floods chunks, redirects or fails, asked over HTTP and as an S3 endpoint. Each call must end on its own bound with
 // the status that says which bound stopped it. The generous ctest TIMEOUT is only a hang guard.
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -24,6 +24,7 @@
 #include "store/remote/http_remote.hpp"
 #include "store/remote/redis_connection.hpp"
 #include "store/remote/redis_remote.hpp"
+#include "store/remote/s3_scheme.hpp"
 
 namespace jitcache::testing {
 namespace {
@@ -220,21 +221,36 @@ FakeRedis http_answer(std::string answer) {
   return FakeRedis([answer = std::move(answer)](int fd, const FakeRedis::Pace&) { send_all(fd, answer); });
 }
 
-TEST(RemoteBoundsHttp, ASlowDripReplyEndsAtTheDeadline) {
+// The same hostile server behind each HTTP-speaking scheme: plain HTTP, and S3 (its endpoint).
+class RemoteBoundsHttp : public ::testing::TestWithParam<std::string> {
+ protected:
+  RemoteConfig config_of(const FakeRedis& server) const {
+    RemoteConfig config = server.http_config();
+    if (GetParam() == "s3") {
+      config.endpoint = endpoint_of("s3://jit-cache/team");
+      config.scheme_settings = {{std::string(kS3EndpointSetting), server.http_base()},
+                                {std::string(kS3AccessKeyIdSetting), "key-id"},
+                                {std::string(kS3SecretAccessKeySetting), "secret"}};
+    }
+    return config;
+  }
+};
+
+TEST_P(RemoteBoundsHttp, ASlowDripReplyEndsAtTheDeadline) {
   FakeRedis server([](int fd, const FakeRedis::Pace& pace) {
     std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: 40\r\n\r\n" + std::string(40, 'x');
     for (char byte : reply) {
       if (!pace(150) || !send_all(fd, std::string(1, byte))) return;
     }
   });
-  RemoteConfig config = server.http_config();
+  RemoteConfig config = config_of(server);
   config.connect_timeout = std::chrono::milliseconds(500);
   config.command_timeout = std::chrono::milliseconds(300);
-  RemoteResult result = client_of<HttpRemote>(config).load(kKey);
+  RemoteResult result = open_remote(config)->load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::timeout) << result.reason;
 }
 
-TEST(RemoteBoundsHttp, AnAnnouncedHugeBodyIsRefusedBeforeItIsRead) {
+TEST_P(RemoteBoundsHttp, AnAnnouncedHugeBodyIsRefusedBeforeItIsRead) {
   FakeRedis server([](int fd, const FakeRedis::Pace& pace) {
     if (!send_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 67108864\r\n\r\n")) return;
     const std::string chunk(1 << 16, 'x');
@@ -242,12 +258,12 @@ TEST(RemoteBoundsHttp, AnAnnouncedHugeBodyIsRefusedBeforeItIsRead) {
       if (!send_all(fd, chunk)) return;
     }
   });
-  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
+  RemoteResult result = open_remote(config_of(server))->load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("larger than"), std::string::npos) << result.reason;
 }
 
-TEST(RemoteBoundsHttp, AChunkedFloodIsCutOffAtTheCap) {
+TEST_P(RemoteBoundsHttp, AChunkedFloodIsCutOffAtTheCap) {
   FakeRedis server([](int fd, const FakeRedis::Pace& pace) {
     if (!send_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")) return;
     const std::string chunk = "10000\r\n" + std::string(1 << 16, 'x') + "\r\n";
@@ -255,27 +271,30 @@ TEST(RemoteBoundsHttp, AChunkedFloodIsCutOffAtTheCap) {
       if (!send_all(fd, chunk)) return;
     }
   });
-  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
+  RemoteResult result = open_remote(config_of(server))->load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("larger than"), std::string::npos) << result.reason;
 }
 
-TEST(RemoteBoundsHttp, ARedirectIsAnErrorNeverFollowed) {
+TEST_P(RemoteBoundsHttp, ARedirectIsAnErrorNeverFollowed) {
   FakeRedis target(nullptr);  // a second server the redirect points to: it must never be asked
   FakeRedis server = http_answer("HTTP/1.1 302 Found\r\nLocation: " + target.http_base() +
                                  "/cache/x\r\nContent-Length: 0\r\n\r\n");
-  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
+  RemoteResult result = open_remote(config_of(server))->load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("redirects are not followed"), std::string::npos) << result.reason;
   EXPECT_FALSE(target.accepted());
 }
 
-TEST(RemoteBoundsHttp, AStatusOtherThan200Or404IsAnError) {
+TEST_P(RemoteBoundsHttp, AStatusOtherThan200Or404IsAnError) {
   FakeRedis server = http_answer("HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\n\r\n");
-  RemoteResult result = client_of<HttpRemote>(server.http_config()).load(kKey);
+  RemoteResult result = open_remote(config_of(server))->load(kKey);
   EXPECT_EQ(result.status, RemoteStatus::error) << result.reason;
   EXPECT_NE(result.reason.find("HTTP 500"), std::string::npos) << result.reason;
 }
+
+INSTANTIATE_TEST_SUITE_P(Schemes, RemoteBoundsHttp, ::testing::Values("http", "s3"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace jitcache::testing

@@ -15,6 +15,7 @@
 #include "hashing/digest.hpp"
 #include "nginx_server.hpp"
 #include "redis_server.hpp"
+#include "s3_server.hpp"
 #include "store/remote/remote_record.hpp"
 #include "store/remote/signed_entry.hpp"
 #include "test_support.hpp"
@@ -380,6 +381,34 @@ TEST_F(RemoteCache, OverHttpsMachineBGetsRemoteHitsForWhatMachineACompiled) {
   TwoMachines runs =
       expect_b_gets_what_a_compiled(server.url(), plain, [&] { return http_records(server).size(); }, trust);
   EXPECT_EQ(count_warnings(runs.b.result.err), 0) << runs.b.result.err;
+}
+
+// The entry records s3rver holds ("<prefix>/<ns>/<2 hex>/<30 hex>", in its own file layout).
+std::size_t s3_records(const S3Server& server) {
+  std::size_t records = 0;
+  constexpr std::string_view kSuffix = "._S3rver_object";
+  for (const auto& item : fs::recursive_directory_iterator(server.data())) {
+    const std::string name = item.path().filename().string();
+    if (name.size() == 30 + kSuffix.size() && name.ends_with(kSuffix) &&
+        item.path().parent_path().filename().string().size() == 2) {
+      ++records;
+    }
+  }
+  return records;
+}
+
+TEST_F(RemoteCache, OnS3MachineBGetsRemoteHitsForWhatMachineACompiled) {
+  JITCACHE_SKIP_WITHOUT_S3RVER();
+  S3Server server;
+  std::string plain = plain_output();
+  std::map<std::string, std::string> env = server.environment();
+  env["JITCACHE_REMOTE_S3_SECRET_ACCESS_KEY"] = "secret-never-in-any-output";
+  TwoMachines runs = expect_b_gets_what_a_compiled(server.url(), plain, [&] { return s3_records(server); }, env);
+  EXPECT_EQ(count_warnings(runs.b.result.err), 0) << runs.b.result.err;
+  for (const auto* run : {&runs.a, &runs.b}) {
+    EXPECT_EQ(run->result.err.find("secret-never-in-any-output"), std::string::npos) << run->result.err;
+    for (const auto& trace : run->traces) EXPECT_EQ(trace.dump().find("secret-never-in-any-output"), std::string::npos);
+  }
 }
 
 TEST_F(RemoteCache, HttpTamperedRecordsAreRejectedWithHmacAndRebuilt) {
