@@ -143,11 +143,13 @@ RemoteResult CurlTransport::run(const RemoteConfig& config, HttpExchange& exchan
   });
 }
 
-std::string encode_url_path(std::string_view text) {
+namespace {
+
+std::string percent_encoded(std::string_view text, bool slash_passes) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (slash_passes && c == '/')) {
       out += static_cast<char>(c);
     } else {
       out += '%';
@@ -157,5 +159,10 @@ std::string encode_url_path(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string encode_url_path(std::string_view text) { return percent_encoded(text, true); }
+std::string encode_url_query_value(std::string_view text) { return percent_encoded(text, false); }
 
 }  // namespace jitcache

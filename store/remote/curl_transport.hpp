@@ -59,5 +59,7 @@ class CurlTransport {
 
 // `text` as a URL path: unreserved characters and '/' pass, anything else is percent-encoded.
 std::string encode_url_path(std::string_view text);
+// `text` as a query value (SigV4's UriEncode): as a path, but '/' is encoded too.
+std::string encode_url_query_value(std::string_view text);
 
 }  // namespace jitcache

@@ -40,23 +40,6 @@ std::string sha256_hex(std::string_view data) {
   return out;
 }
 
-// SigV4's UriEncode of a query value: unreserved characters pass, '/' too is encoded. libcurl
-// 7.88 signs the query as sent, so it is sent already encoded and sorted by name.
-std::string query_encode(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 // A server's error code as it may appear in a reason: a word of at most 64 letters and digits.
 std::string error_code(const HttpExchange& exchange) {
   std::string code = s3_xml_element(std::string_view(exchange.body).substr(0, 4096), "Code");
@@ -236,9 +219,9 @@ RemoteResult S3Remote::head(const std::string& key, std::uint64_t* size) {
 RemoteResult S3Remote::list_page(const std::string& prefix, const std::string& token, std::size_t max_keys,
                                  std::size_t max_bytes, HttpExchange* page) {
   if (!location_) return remote_result(RemoteStatus::rejected, setup_error_);
-  // Sorted by name: SigV4 signs the query in that order.
-  std::string query = token.empty() ? "" : "continuation-token=" + query_encode(token) + "&";
-  query += "list-type=2&max-keys=" + std::to_string(max_keys) + "&prefix=" + query_encode(prefix);
+  // Encoded and sorted by name as SigV4 signs it: libcurl 7.88 signs the query as it is sent.
+  std::string query = token.empty() ? "" : "continuation-token=" + encode_url_query_value(token) + "&";
+  query += "list-type=2&max-keys=" + std::to_string(max_keys) + "&prefix=" + encode_url_query_value(prefix);
   *page = HttpExchange{HttpMethod::get, location_->bucket_url + (location_->path_style ? "" : "/") + "?" + query, {},
                        max_bytes};
   return exchange(*page);
