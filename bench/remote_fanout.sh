@@ -2,7 +2,7 @@
 # Issue 30 item 5: N processes on an empty cache, each a "host" with its own local store
 # (JITCACHE_DIR), sharing one remote: how many times is each key compiled across all of them?
 # Runs the OpenCL example (two programs) N times at once per remote kind: file:// (a directory),
-# Redis and HTTP (nginx WebDAV; HTTP has no leases). Counts each key's compiles from the traces
+# Redis, HTTP (nginx WebDAV; HTTP has no leases) and S3 (s3rver, where installed; no leases). Counts each key's compiles from the traces
 # (verdict "miss": this process ran the real build), its remote hits and lease waits. Splices its
 # part into docs/benchmarks-remote.md (after the marker below; the part above is remote_latency.sh's).
 #
@@ -42,6 +42,7 @@ fan() {
 fan file "file://$work/shared"
 fan redis "$redis_url"
 fan http "$http_url"
+if [ -n "$s3_url" ]; then fan s3 "$s3_url/fanout"; fi
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 python3 - "$work/results" "$procs" "$out" "$load" <<'PY'
@@ -57,7 +58,9 @@ lines = [marker, "", f"### {procs} processes on an empty cache, one compile per 
          "Compiles are counted from the traces (verdict `miss`: the process ran the driver's build); the "
          "example builds two programs, so two keys.", "",
          "| remote | compiles per key | remote hits | lease waits | wall s (all processes) |", "|---|---|---|---|---|"]
-for kind, title in (("file", "file:// (directory)"), ("redis", "Redis"), ("http", "HTTP (no leases)")):
+for kind, title in (("file", "file:// (directory)"), ("redis", "Redis"), ("http", "HTTP (no leases)"),
+                    ("s3", "S3, s3rver (no leases)")):
+    if not os.path.isdir(f"{results}/{kind}"): continue  # S3 only where s3rver is installed
     compiles, hits, waits = collections.Counter(), 0, 0
     for f in glob.glob(f"{results}/{kind}/*/traces/*.json"):
         t = json.load(open(f))
@@ -70,7 +73,8 @@ for kind, title in (("file", "file:// (directory)"), ("redis", "Redis"), ("http"
     lines.append(f"| {title} | {per_key} | {hits} | {waits} | {wall:.1f} |")
 lines += ["", "With leases (file://, Redis) the first process to miss builds and the others wait for its record: "
           "one compile per key whatever the number of hosts. HTTP has no atomic create, so every process that "
-          "misses before the first PUT lands builds too (docs/remote.md, HTTP(S) remotes).", ""]
+          "misses before the first PUT lands builds too (docs/remote.md, HTTP(S) remotes); so does S3, whose "
+          "conditional create keeps the first record but does not stop the others' builds (docs/remote.md, S3 remotes).", ""]
 text = open(out).read() if os.path.exists(out) else ""
 text = text[:text.index(marker)] if marker in text else text.rstrip("\n") + "\n\n"
 open(out, "w").write(text + "\n".join(lines))

@@ -6,6 +6,7 @@
 //   [JITCACHE_REMOTE_CA_FILE=cert.pem] remote_hit_bench DIR ROUNDS URL...
 //   (URL: redis://..., http(s)://..., file:///dir)
 // Prints one JSON object: {"<backend> <size>": [µs per round...], ...}.
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +46,12 @@ int main(int argc, char** argv) {
       return 1;
     }
     const std::string name(endpoint->scheme->name);
+    // The scheme's own settings (S3's endpoint and keys) from their JITCACHE_* variables.
+    for (std::string_view key : endpoint->scheme->settings) {
+      std::string variable = "JITCACHE_";
+      for (char c : key) variable += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (const char* value = std::getenv(variable.c_str())) config.scheme_settings[std::string(key)] = value;
+    }
     config.endpoint = std::move(endpoint);
     config.connect_timeout = std::chrono::seconds(5);
     config.command_timeout = std::chrono::seconds(5);

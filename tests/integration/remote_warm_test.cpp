@@ -8,6 +8,7 @@
 
 #include "pocl_upgrade.hpp"
 #include "redis_server.hpp"
+#include "s3_server.hpp"
 #include "store/remote/remote_framing.hpp"
 #include "test_support.hpp"
 
@@ -164,6 +165,32 @@ TEST_F(RemoteWarm, AnEmptyMachineWarmsFromADirectoryAnotherPublishedTo) {
   EXPECT_EQ(report["built"], 2) << report.dump(2);
   for (const auto& row : report["results"]) EXPECT_EQ(row["source"], "remote") << row.dump();
   CachedRun b = run_app("b", machine_b());
+  expect_correct(b, plain.out);
+  EXPECT_EQ(b.verdicts["hit"], 2) << b.result.err;
+  for (const auto& trace : b.traces) EXPECT_EQ(trace["tier"], "disk") << trace.dump();
+}
+
+// The same from an S3 bucket (s3rver): the summaries are found with ListObjectsV2 and the input
+// records fetched by GET, signed with the scheme's own settings.
+TEST_F(RemoteWarm, AnEmptyMachineWarmsFromABucketAnotherPublishedTo) {
+  JITCACHE_SKIP_WITHOUT_S3RVER();
+  S3Server bucket;
+  remote = bucket.url("team");
+  const Env s3 = bucket.environment();
+  RunResult plain = run_plain({OPENCL_EXAMPLE, "--kernels", kernels.string()});
+  CachedRun a = run_app("a", s3);
+  expect_correct(a, plain.out);
+  ASSERT_EQ(a.verdicts["miss"], 2);
+  EXPECT_EQ(counter("a", "remote_inputs_sent"), 2);
+
+  Env b_env = machine_b();
+  for (const auto& [name, value] : s3) b_env[name] = value;
+  nlohmann::json report = warm("b", b_env);
+  EXPECT_EQ(report["programs"], 2) << report.dump(2);
+  EXPECT_EQ(report["built"], 2) << report.dump(2);
+  EXPECT_EQ(report["failed"], 0);
+  for (const auto& row : report["results"]) EXPECT_EQ(row["source"], "remote") << row.dump();
+  CachedRun b = run_app("b", b_env);
   expect_correct(b, plain.out);
   EXPECT_EQ(b.verdicts["hit"], 2) << b.result.err;
   for (const auto& trace : b.traces) EXPECT_EQ(trace["tier"], "disk") << trace.dump();
