@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Issue 30 item 5: N processes on an empty cache, each a "host" with its own local store
-# (JITCACHE_DIR), sharing one remote: how many times is each key compiled across all of them?
-# Runs the OpenCL example (two programs) N times at once per remote kind: file:// (a directory),
-# Redis, HTTP (nginx WebDAV; HTTP has no leases) and S3 (s3rver, where installed; no leases). Counts each key's compiles from the traces
+# N processes on an empty cache, each a "host" with its own local store (JITCACHE_DIR), sharing
+# one remote: how many times is each key compiled across all of them? Runs the OpenCL example (two
+# programs) N times at once per remote kind: file:// (a directory), Redis, HTTP (nginx WebDAV) and
+# S3 (s3rver, where installed); HTTP and S3 have no leases. Counts each key's compiles from the traces
 # (verdict "miss": this process ran the real build), its remote hits and lease waits. Splices its
 # part into docs/benchmarks-remote.md (after the marker below; the part above is remote_latency.sh's).
 #
