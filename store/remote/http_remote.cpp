@@ -118,19 +118,10 @@ RemoteResult HttpRemote::lease_exists(const Digest128&) { return remote_result(R
 RemoteResult HttpRemote::release_lease(const Digest128&, const std::string&) { return remote_result(RemoteStatus::ok); }
 
 RemoteResult HttpRemote::publish_inputs(const Digest128& digest, std::string_view record, bool* sent) {
-  *sent = false;
-  if (record.size() > kMaxRemoteInputsBytes) {
-    return remote_result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
-  }
   const std::string path = inputs_path(digest);
-  const std::string value = encode_inputs_blob(digest, record, config_.hmac_key);
-  std::uint64_t size = 0;
-  RemoteResult checked = head(path, &size);
-  if (checked.failed() || checked.status == RemoteStatus::skipped) return checked;
-  if (checked.status == RemoteStatus::ok && size == value.size()) return checked;
-  RemoteResult stored = put(path, value);
-  *sent = stored.status == RemoteStatus::ok;
-  return stored;
+  return publish_inputs_unless_there(
+      digest, record, config_.hmac_key, [&](std::uint64_t* size) { return head(path, size); },
+      [&](const std::string& value) { return put(path, value); }, sent);
 }
 
 RemoteResult HttpRemote::publish_program(const Digest128& key, const nlohmann::json& summary) {

@@ -195,4 +195,21 @@ RemoteResult RedisRemote::list_programs(RemoteListing* listing) {
 
 RemoteResult RedisRemote::fetch_inputs(const Digest128& digest) { return jitcache::fetch_inputs(*this, digest); }
 
+RemoteResult publish_inputs_unless_there(const Digest128& digest, std::string_view record, std::string_view hmac_key,
+                                         const std::function<RemoteResult(std::uint64_t* size)>& head,
+                                         const std::function<RemoteResult(const std::string& value)>& put, bool* sent) {
+  *sent = false;
+  if (record.size() > kMaxRemoteInputsBytes) {
+    return remote_result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
+  }
+  const std::string value = encode_inputs_blob(digest, record, hmac_key);
+  std::uint64_t size = 0;
+  RemoteResult checked = head(&size);
+  if (checked.failed() || checked.status == RemoteStatus::skipped) return checked;
+  if (checked.status == RemoteStatus::ok && size == value.size()) return checked;
+  RemoteResult stored = put(value);
+  *sent = stored.status == RemoteStatus::ok;
+  return stored;
+}
+
 }  // namespace jitcache

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,11 @@ RemoteResult publish_program(RedisRemote& store, const Digest128& key, const nlo
 
 // The framed values, for any remote (the Redis calls above, store/remote/http_remote.hpp).
 std::string encode_inputs_blob(const Digest128& digest, std::string_view record, std::string_view hmac_key);
+// publish_inputs over a file-like remote (HTTP, S3): sent with `put` unless `head` finds a value of
+// exactly its framed length there; ok with *sent saying which, skipped over the cap, or the failure.
+RemoteResult publish_inputs_unless_there(const Digest128& digest, std::string_view record, std::string_view hmac_key,
+                                         const std::function<RemoteResult(std::uint64_t* size)>& head,
+                                         const std::function<RemoteResult(const std::string& value)>& put, bool* sent);
 // skipped (nothing framed) for a summary over its cap.
 RemoteResult encode_program_blob(const Digest128& key, const nlohmann::json& summary, std::string_view hmac_key,
                                  std::string* value);

@@ -259,19 +259,10 @@ RemoteResult S3Remote::lease_exists(const Digest128&) { return remote_result(Rem
 RemoteResult S3Remote::release_lease(const Digest128&, const std::string&) { return remote_result(RemoteStatus::ok); }
 
 RemoteResult S3Remote::publish_inputs(const Digest128& digest, std::string_view record, bool* sent) {
-  *sent = false;
-  if (record.size() > kMaxRemoteInputsBytes) {
-    return remote_result(RemoteStatus::skipped, "input record of " + std::to_string(record.size()) + " bytes is over the cap");
-  }
   const std::string key = inputs_key(digest);
-  const std::string value = encode_inputs_blob(digest, record, config_.hmac_key);
-  std::uint64_t size = 0;
-  RemoteResult checked = head(key, &size);
-  if (checked.failed() || checked.status == RemoteStatus::skipped) return checked;
-  if (checked.status == RemoteStatus::ok && size == value.size()) return checked;
-  RemoteResult stored = put(key, value, false);
-  *sent = stored.status == RemoteStatus::ok;
-  return stored;
+  return publish_inputs_unless_there(
+      digest, record, config_.hmac_key, [&](std::uint64_t* size) { return head(key, size); },
+      [&](const std::string& value) { return put(key, value, false); }, sent);
 }
 
 RemoteResult S3Remote::publish_program(const Digest128& key, const nlohmann::json& summary) {
