@@ -44,6 +44,13 @@ test_packages=(
   g++-mingw-w64-x86-64 wine64  # Windows build (jitcache.dll) and its tests under Wine
   clang libclang-rt-14-dev  # scripts/sanitize.sh: ASan/TSan builds and libFuzzer targets
 )
+# A machine may carry another vendor's nodejs (NodeSource's bundles npm and conflicts with
+# Debian's npm package): any npm on the PATH serves, so only a machine without one gets Debian's.
+if command -v npm >/dev/null; then
+  for index in "${!test_packages[@]}"; do
+    case "${test_packages[$index]}" in nodejs | npm) unset 'test_packages[index]' ;; esac
+  done
+fi
 if $tests; then packages+=("${test_packages[@]}"); fi
 if $list; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
