@@ -12,7 +12,7 @@ namespace {
 HelperPolicy helper_policy(const Settings& settings) {
   HelperPolicy policy;
   policy.time_limit_s = static_cast<unsigned>(std::min<std::uint64_t>(settings.helper_time_limit_s, 1u << 30));
-  policy.while_running = settings.helpers_while_running;
+  policy.while_running = settings.helper_start == HelperStart::one_at_a_time;
   return policy;
 }
 

@@ -651,23 +651,23 @@ void Engine::expect_capture(const Lookup& lookup, const BuildFacts& facts) {
   // A key another run's helper captures needs none here; a helper started anyway would warm the
   // driver on the core this run needs (a run right after a cold run of the same app).
   CaptureSeam* capture = linked_capture();
-  if (!capture || !settings_.helpers_while_running || replay_mark() || lookup.captured_elsewhere) return;
+  if (!capture || settings_.helper_start != HelperStart::one_at_a_time || replay_mark() || lookup.captured_elsewhere) return;
   for (const KeyComponent& component : lookup.key.components) {
     if (component.name == "device") capture->expect(component.digest.hex(), settings_);
   }
 }
 
 bool Engine::helper_may_capture(const Lookup& lookup, const BuildFacts& facts) const {
-  if (!settings_.capture_helper && !settings_.capture_auto) return false;
+  if (settings_.capture != Capture::helper && settings_.capture != Capture::automatic) return false;
   // No inputs kept: the helper has nothing to rebuild from. A refresh must run the app's kernels.
   if (!settings_.store_inputs || !facts.single_device || facts.refresh) return false;
   const ProgramKind kind = lookup.program->kind;
   if (kind != ProgramKind::source && kind != ProgramKind::il) return false;  // what a helper replays
-  if (settings_.capture_auto && !facts.lazy_binary) return false;
+  if (settings_.capture == Capture::automatic && !facts.lazy_binary) return false;
   // `auto` with no `jitcache` binary to run (a library copied alone, a build without the tool)
   // captures in the app, as `build`: handing the entry to a helper that cannot start loses it.
   // (`helper` says to hand it over whatever: hand_to_helper then says why none started.)
-  if (!settings_.capture_auto) return true;
+  if (settings_.capture != Capture::automatic) return true;
   CaptureSeam* capture = linked_capture();
   return capture && capture->can_hand_over();
 }
@@ -687,7 +687,7 @@ AfterBuild Engine::finish(std::span<Lookup> lookups, const BuildEnd& end) {
     hand_to_helper(first, end.build_us);
     return AfterBuild::done;
   }
-  if ((settings_.capture_at_release || facts.refresh) && facts.parkable && !awaited(first)) {
+  if ((settings_.capture == Capture::release || facts.refresh) && facts.parkable && !awaited(first)) {
     // Until the adapter reads it, this key is not awaited: its flight ends, its build lock is
     // released, and a newcomer builds it too.
     first.claim.reset();

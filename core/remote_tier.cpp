@@ -21,7 +21,6 @@ using std::chrono::milliseconds;
 
 constexpr milliseconds kFirstPoll{10};
 constexpr milliseconds kLongestPoll{100};
-constexpr milliseconds kLongestTimeout{600000};
 // A record holds a binary of at most max_entry_size and its sidecar.
 constexpr std::size_t kRecordOverhead = 16u << 20;
 
@@ -32,15 +31,10 @@ std::atomic<bool> g_warned_of_status[8];  // one warning per RemoteStatus per pr
 std::atomic<bool> g_write_skip_noted{false};  // a remote that takes no writes (read-only): one note
 std::atomic<bool> g_notice_warned{false};     // RemoteResult::notice: one warning per process
 
-std::string raw(const Settings& settings, std::string_view key) {
-  auto it = settings.raw.find(std::string(key));
-  return it == settings.raw.end() ? std::string() : it->second.value;
-}
-
 }  // namespace
 
 std::optional<std::string> trusted_remote_ca_file(const Settings& settings, std::string* why) {
-  const std::string given = raw(settings, "remote_ca_file");
+  const std::string& given = settings.remote_ca_file;
   if (given.empty()) return std::string();
   std::string problem;
   std::optional<std::filesystem::path> resolved = resolve_trusted_file(given, &problem);
@@ -58,30 +52,20 @@ std::string remote_configs_from(const Settings& settings, RemoteSchemes schemes,
       parse_remote_urls(schemes, settings.remote, &error);
   if (!endpoints) return "remote: " + error;
   RemoteConfig config;
-  config.prefix = raw(settings, "remote_prefix");
+  config.prefix = settings.remote_prefix.empty() ? "jitcache" : settings.remote_prefix;
   config.hmac_key = settings.remote_hmac_key;
   std::string ca_problem;
   const std::optional<std::string> ca_file = trusted_remote_ca_file(settings, &ca_problem);
   config.ca_file = ca_file.value_or(std::string());
-  // 0 would mean "no bound" to a socket timeout: every bound is 1 ms .. 10 min, else the default.
-  auto millis = [&](const char* key, milliseconds* out) {
-    std::optional<std::uint64_t> value = parse_size(raw(settings, key));
-    if (value && *value >= 1 && *value <= static_cast<std::uint64_t>(kLongestTimeout.count())) *out = milliseconds(*value);
-    else error += std::string(error.empty() ? "" : "; ") + key + ": not a number of milliseconds from 1 to 600000";
-  };
-  auto seconds = [&](const char* key, milliseconds* out) {
-    if (std::optional<std::uint64_t> value = parse_duration_s(raw(settings, key))) *out = milliseconds(*value * 1000);
-    else error += std::string(error.empty() ? "" : "; ") + key + ": not a duration";
-  };
-  millis("remote_connect_timeout", &config.connect_timeout);
-  millis("remote_timeout", &config.command_timeout);
-  seconds("remote_backoff", &config.backoff);
-  seconds("remote_lease_ttl", &config.lease_ttl);
-  seconds("remote_lease_wait", lease_wait);
-  *read_only = parse_bool(raw(settings, "remote_read_only")).value_or(false);
+  // The table bounds both timeouts (never 0, which a socket reads as "no bound").
+  config.connect_timeout = milliseconds(settings.remote_connect_timeout_ms);
+  config.command_timeout = milliseconds(settings.remote_timeout_ms);
+  config.backoff = std::chrono::seconds(settings.remote_backoff_s);
+  config.lease_ttl = std::chrono::seconds(settings.remote_lease_ttl_s);
+  *lease_wait = std::chrono::seconds(settings.remote_lease_wait_s);
+  *read_only = settings.remote_read_only;
   config.max_reply_bytes = static_cast<std::size_t>(
       std::min<std::uint64_t>(settings.max_entry_size, std::uint64_t{1} << 40) + kRecordOverhead);
-  if (config.prefix.empty()) config.prefix = "jitcache";
   if (config.lease_ttl.count() == 0) config.lease_ttl = milliseconds(1000);
   for (std::size_t i = 0; i < endpoints->size(); ++i) {
     // The same remote twice would be asked twice per miss and backfilled from itself: once.
@@ -102,7 +86,8 @@ std::string remote_configs_from(const Settings& settings, RemoteSchemes schemes,
     // What only this remote's scheme reads (its row names them): no field every scheme carries.
     config.scheme_settings.clear();
     for (std::string_view key : (*endpoints)[i]->scheme->settings) {
-      config.scheme_settings[std::string(key)] = raw(settings, key);
+      auto it = settings.raw.find(std::string(key));
+      config.scheme_settings[std::string(key)] = it == settings.raw.end() ? std::string() : it->second.value;
     }
     config.endpoint = std::move((*endpoints)[i]);
     configs->push_back(config);
@@ -121,7 +106,7 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
   }
   std::vector<RemoteConfig> configs;
   bool read_only = false;
-  milliseconds lease_wait{60000};
+  milliseconds lease_wait{0};
   std::string problem = remote_configs_from(settings, tiers->remote_schemes(), &configs, &read_only, &lease_wait);
   if (configs.empty()) {
     log_warning("running without the remote tier: " + problem);
@@ -136,16 +121,18 @@ std::unique_ptr<RemoteTier> RemoteTier::open(const Settings& settings) {
   }
   log_info("remote tier: " + names + (read_only ? " (read-only)" : ""));
   return std::make_unique<RemoteTier>(std::move(remotes), read_only, lease_wait,
-                                      backfills(raw(settings, "remote_backfill"), !settings.remote_hmac_key.empty()));
+                                      backfills(settings.remote_backfill, !settings.remote_hmac_key.empty()));
 }
 
 // A later remote's hit copied into an earlier one is trusted there by everyone who uses only that
 // one: unsigned, it would launder a server they never chose into theirs. So by
 // default only a record whose tag verified with the key every remote shares; `all` opts in.
-bool RemoteTier::backfills(const std::string& setting, bool signed_records) {
-  if (setting == "all") return true;
-  if (setting == "off") return false;
-  if (setting != "signed") log_warning("remote setting ignored: remote_backfill: not signed, all or off: '" + setting + "'");
+bool RemoteTier::backfills(RemoteBackfill setting, bool signed_records) {
+  switch (setting) {
+    case RemoteBackfill::all: return true;
+    case RemoteBackfill::off: return false;
+    case RemoteBackfill::signed_records: break;
+  }
   return signed_records;
 }
 

@@ -64,7 +64,7 @@ class RemoteTier {
   RemoteResult load_in_order(const Digest128& key, bool note_rejects, std::size_t* served_by);
   RemoteClient& leader() { return *remotes_.front(); }  // leases: the first remote only
   // Whether later remotes' hits go to the earlier ones (the remote_backfill setting).
-  static bool backfills(const std::string& setting, bool signed_records);
+  static bool backfills(RemoteBackfill setting, bool signed_records);
 
   std::vector<std::unique_ptr<RemoteClient>> remotes_;
   bool read_only_;

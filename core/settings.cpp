@@ -30,13 +30,39 @@ constexpr const char* kDefaultEnvPatterns =
     "POCL_WORK_GROUP_*,POCL_VECTORIZER_*,POCL_EXTRA_BUILD_FLAGS,POCL_CPU_*,POCL_MAX_WORK_GROUP_SIZE,"
     "IGC_*,NEOReadDebugKeys,CUDA_FORCE_PTX_JIT,CUDA_DISABLE_PTX_JIT";
 
+// The words of a Choice row and what each sets.
+template <typename Enum>
+struct Word {
+  std::string_view text;
+  Enum value;
+};
+constexpr Word<Capture> kCaptures[] = {
+    {"build", Capture::build}, {"release", Capture::release}, {"helper", Capture::helper}, {"auto", Capture::automatic}};
+constexpr Word<HelperStart> kHelperStarts[] = {{"one_at_a_time", HelperStart::one_at_a_time},
+                                               {"at_exit", HelperStart::at_exit}};
+constexpr Word<RemoteBackfill> kBackfills[] = {
+    {"signed", RemoteBackfill::signed_records}, {"all", RemoteBackfill::all}, {"off", RemoteBackfill::off}};
+
+template <auto field, const auto& words>
+bool pick(std::string_view text, Settings* settings) {
+  for (const auto& word : words) {
+    if (word.text == text) {
+      settings->*field = word.value;
+      return true;
+    }
+  }
+  return false;
+}
+bool read_log_level(std::string_view text, Settings* settings);
+bool read_recapture(std::string_view text, Settings* settings);
+
 const std::vector<SettingDefinition> kDefinitions = {
     {"dir", "JITCACHE_DIR", "",
      "cache root; created 0700; refused (run uncached, one warning) when it is a symlink, owned by "
      "another user (root's own is accepted read-only: a shared cache), group/other-writable, or below "
      "a folder another user can write (without the sticky bit) or owns; see "
      "[reliability.md](reliability.md#trust-model)",
-     {}, "`$XDG_CACHE_HOME/jitcache`, else `~/.cache/jitcache`, else (no `HOME`) `/tmp/jitcache-<uid>`; "
+     Folder{&Settings::dir}, "`$XDG_CACHE_HOME/jitcache`, else `~/.cache/jitcache`, else (no `HOME`) `/tmp/jitcache-<uid>`; "
      "Windows `%LOCALAPPDATA%\\jitcache`"},
     {"disable", "JITCACHE_DISABLE", "0",
      "1 turns the cache off: every call goes straight to the driver",
@@ -67,7 +93,7 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"trace_dir", "JITCACHE_TRACE_DIR", "",
      "where traces go; created 0700; refused (no traces, one warning) when a symlink, owned by another"
      " user or writable by others ([trace-format](trace-format.md))",
-     {}, "`<dir>/traces`"},
+     Folder{&Settings::trace_dir}, "`<dir>/traces`"},
     {"trace_max_files", "JITCACHE_TRACE_MAX_FILES", "1000",
      "keep at most this many trace records, oldest removed first (0 = no bound)",
      Count{&Settings::trace_max_files}},
@@ -79,10 +105,10 @@ const std::vector<SettingDefinition> kDefinitions = {
      Duration{&Settings::trace_max_age_s}},
     {"log", "JITCACHE_LOG", "",
      "unset: at most one warning per process on stderr; `warn`, `info`, `debug`: more",
-     {}, "unset"},
+     Choice{"", read_log_level}, "unset"},
     {"env_keys", "JITCACHE_ENV_KEYS", kDefaultEnvPatterns,
      "environment variables that change codegen and so are part of the key",
-     {}, "see below"},
+     Text{&Settings::env_patterns}, "see below"},
     {"remote", "JITCACHE_REMOTE", "",
      "remote tier URL: `redis://[[user]:password@]host[:port][/db]`, "
      "`redis+unix://[[user]:password@]/path.sock[?db=N]` , "
@@ -97,7 +123,7 @@ const std::vector<SettingDefinition> kDefinitions = {
      Count{&Settings::flush_timeout_ms}},
     {"remote_read_only", "JITCACHE_REMOTE_READ_ONLY", "0",
      "read the remote but never write it or take build leases (consumers)",
-     {}},
+     Flag{&Settings::remote_read_only}},
     {"remote_hmac_key", "JITCACHE_REMOTE_HMAC_KEY", "",
      "secret shared by the nodes: records are signed with HMAC-SHA256, unsigned or forged ones are "
      "refused",
@@ -106,10 +132,10 @@ const std::vector<SettingDefinition> kDefinitions = {
      "several remotes: a later remote's hit is copied into the earlier ones when its HMAC tag verified"
      " (`signed`), always (`all`: you vouch for every remote of the list to everyone using the earlier"
      " ones) or never (`off`) ([remote.md](remote.md#several-remotes))",
-     {}},
+     Choice{"signed, all or off", pick<&Settings::remote_backfill, kBackfills>}},
     {"remote_prefix", "JITCACHE_REMOTE_PREFIX", "jitcache",
      "namespace of this cache's keys on the server (several caches on one server)",
-     {}},
+     Text{&Settings::remote_prefix}},
     {"remote_bearer_token", "JITCACHE_REMOTE_BEARER_TOKEN", "",
      "HTTP(S) remotes: sent as `Authorization: Bearer <token>` instead of the URL's `user:password`; "
      "shown as `***` everywhere ([remote.md](remote.md#https-remotes))",
@@ -118,18 +144,18 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote_s3_endpoint", "JITCACHE_REMOTE_S3_ENDPOINT", "",
      "S3 remotes: the server, `http[s]://host[:port]` (MinIO, Garage, Ceph RGW); empty: AWS, "
      "`https://s3.<region>.amazonaws.com` ([remote.md](remote.md#s3-remotes))",
-     {}, nullptr, "AWS_ENDPOINT_URL"},
+     SchemeOwn{}, nullptr, "AWS_ENDPOINT_URL"},
     {"remote_s3_region", "JITCACHE_REMOTE_S3_REGION", "",
      "S3 remotes: the region requests are signed for (and AWS's endpoint is in)",
-     {}, "`AWS_DEFAULT_REGION`, else `us-east-1`", "AWS_REGION"},
+     SchemeOwn{}, "`AWS_DEFAULT_REGION`, else `us-east-1`", "AWS_REGION"},
     {"remote_s3_addressing", "JITCACHE_REMOTE_S3_ADDRESSING", "auto",
      "S3 remotes: `path` (`<endpoint>/<bucket>/<key>`), `virtual` (`<bucket>.<endpoint host>/<key>`) or "
      "`auto`: path-style with `remote_s3_endpoint` set or a bucket name with a dot, else virtual",
-     {}},
+     SchemeOwn{}},
     {"remote_s3_access_key_id", "JITCACHE_REMOTE_S3_ACCESS_KEY_ID", "",
      "S3 remotes: the access key id (with `remote_s3_secret_access_key`); unset: the shared credentials "
      "file ([remote.md](remote.md#s3-remotes))",
-     {}, nullptr, "AWS_ACCESS_KEY_ID"},
+     SchemeOwn{}, nullptr, "AWS_ACCESS_KEY_ID"},
     {"remote_s3_secret_access_key", "JITCACHE_REMOTE_S3_SECRET_ACCESS_KEY", "",
      "S3 remotes: the secret access key that signs requests (SigV4); shown as `***` everywhere",
      Secret{&Settings::remote_s3_secret_access_key}, nullptr, "AWS_SECRET_ACCESS_KEY"},
@@ -139,30 +165,30 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"remote_s3_profile", "JITCACHE_REMOTE_S3_PROFILE", "default",
      "S3 remotes without keys in the settings: the profile of the shared credentials file "
      "(`AWS_SHARED_CREDENTIALS_FILE`, else `~/.aws/credentials`)",
-     {}, nullptr, "AWS_PROFILE"},
+     SchemeOwn{}, nullptr, "AWS_PROFILE"},
     {"remote_ca_file", "JITCACHE_REMOTE_CA_FILE", "",
      "HTTPS remotes: a PEM file of the certificate authorities to trust (a private CA, a self-signed "
      "server); empty: the system's. It must pass the trust rule of files jitcache believes (owned by "
      "you or root, writable by nobody else, in folders likewise), else the HTTPS remotes are left out "
      "([remote.md](remote.md#https-remotes))",
-     {}},
+     Text{&Settings::remote_ca_file}},
     {"remote_connect_timeout", "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", "50",
      "bound on name resolution + connecting to the remote, in milliseconds (1 to 600000; 0 is refused)",
-     {}},
+     Milliseconds{&Settings::remote_connect_timeout_ms}},
     {"remote_timeout", "JITCACHE_REMOTE_TIMEOUT_MS", "200",
      "with `remote_connect_timeout`, the total bound of every remote call (connect, AUTH, the command "
      "and its whole reply; for `file://`, the file system calls, run off the app's thread), in "
      "milliseconds (1 to 600000; 0 is refused) ([remote.md](remote.md#bounded-cost))",
-     {}},
+     Milliseconds{&Settings::remote_timeout_ms}},
     {"remote_backoff", "JITCACHE_REMOTE_BACKOFF", "30s",
      "after a remote timeout or error, the remote is not asked for this long",
-     {}},
+     Duration{&Settings::remote_backoff_s}},
     {"remote_lease_ttl", "JITCACHE_REMOTE_LEASE_TTL", "60s",
      "a build lease expires after this (covers a builder that crashed)",
-     {}},
+     Duration{&Settings::remote_lease_ttl_s}},
     {"remote_lease_wait", "JITCACHE_REMOTE_LEASE_WAIT", "60s",
      "longest wait for another node's build of the same key before building here",
-     {}},
+     Duration{&Settings::remote_lease_wait_s}},
     {"memory_max_entries", "JITCACHE_MEM_MAX_ENTRIES", "256",
      "entry cap of the in-process memory tier (`memory_max_size` is its byte budget; either 0 turns it"
      " off)",
@@ -174,7 +200,7 @@ const std::vector<SettingDefinition> kDefinitions = {
     {"capture", "JITCACHE_CAPTURE", kDefaultCapture,
      "when a missed build's binary is read and stored: `build`, `release`, `helper`, `auto` (see "
      "[capture](#capture))",
-     {}, "auto (Windows: build)"},
+     Choice{"build, release, helper or auto", pick<&Settings::capture, kCaptures>}, "auto (Windows: build)"},
     {"helper_time_limit", "JITCACHE_HELPER_TIME_LIMIT", "10m",
      "a capture helper's build of one program that has used this much CPU time is stopped (SIGPROF), "
      "and one still running after six times this long in wall time (a driver hung without using CPU): "
@@ -184,7 +210,7 @@ const std::vector<SettingDefinition> kDefinitions = {
      "when an app's capture helper runs: `one_at_a_time` (from the app's first miss, one program at a "
      "time, while the app runs and after it exits) or `at_exit` (only after the app exits); see "
      "[capture](#capture)",
-     {}},
+     Choice{"one_at_a_time or at_exit", pick<&Settings::helper_start, kHelperStarts>}},
     {"capture_wait", "JITCACHE_CAPTURE_WAIT", "10m",
      "how long `jitcache pack create` (and `jitcache wait` without `--timeout`) waits for captures "
      "still in flight ([cli.md](cli.md#jitcache-wait))",
@@ -206,7 +232,7 @@ const std::vector<SettingDefinition> kDefinitions = {
      "a hit on an entry that was stored before the app used its program is rebuilt once and stored "
      "when the app is done with it, with the code the driver generates at first enqueue: `auto` (on "
      "PoCL), `1` (every driver), `0` (never) (see [recapture](#recapture))",
-     {}},
+     Choice{"auto, 1 or 0", read_recapture}},
     {"label", "JITCACHE_LABEL", "",
      "a human name stored in the sidecar of every entry this process builds (e.g. the app's name); "
      "shown by `ls`, `show`, `explain`, `pack ls`, and a `pack create --label` filter. Not part of the"
@@ -274,12 +300,25 @@ std::map<std::string, std::string> read_config_file(const std::filesystem::path&
   return values;
 }
 
-int parse_log_level(std::string_view text) {
-  std::string level = lowercase(trim(text));
-  if (level.empty() || level == "0") return 0;
-  if (level == "debug" || level == "3") return 3;
-  if (level == "info" || level == "2") return 2;
-  return 1;  // "warn", "1", or anything else that asks for logging
+// Any text is a level: one that is none of these still asks for logging (warnings).
+bool read_log_level(std::string_view text, Settings* settings) {
+  const std::string level = lowercase(trim(text));
+  if (level.empty() || level == "0") settings->log_level = 0;
+  else if (level == "debug" || level == "3") settings->log_level = 3;
+  else if (level == "info" || level == "2") settings->log_level = 2;
+  else settings->log_level = 1;  // "warn", "1", or anything else
+  return true;
+}
+
+// `auto` or a boolean.
+bool read_recapture(std::string_view text, Settings* settings) {
+  if (text == "auto") {
+    settings->recapture = Recapture::lazy_drivers;
+    return true;
+  }
+  const std::optional<bool> on = parse_bool(text);
+  if (on) settings->recapture = *on ? Recapture::always : Recapture::off;
+  return on.has_value();
 }
 
 }  // namespace
@@ -419,8 +458,8 @@ namespace {
 // problem, and the default is read instead.
 void read_field(const SettingDefinition& definition, Settings* settings) {
   const std::string& text = settings->raw[definition.key].value;
-  auto problem = [&](const char* what) {
-    settings->problems.push_back(std::string(definition.key) + ": not " + what + ": '" + text + "'");
+  auto problem = [&](std::string_view what) {
+    settings->problems.push_back(std::string(definition.key) + ": not " + std::string(what) + ": '" + text + "'");
   };
   std::visit(
       [&](const auto& field) {
@@ -433,6 +472,11 @@ void read_field(const SettingDefinition& definition, Settings* settings) {
           std::optional<std::uint64_t> value = parse_size(text);
           if (!value) problem(std::is_same_v<Field, Size> ? "a size" : "a number");
           settings->*field.field = value.value_or(parse_size(definition.default_value).value_or(0));
+        } else if constexpr (std::is_same_v<Field, Milliseconds>) {
+          std::optional<std::uint64_t> value = parse_size(text);
+          if (value && (*value < field.least || *value > field.most)) value.reset();
+          if (!value) problem(("milliseconds from " + std::to_string(field.least) + " to " + std::to_string(field.most)).c_str());
+          settings->*field.field = value.value_or(parse_size(definition.default_value).value_or(field.least));
         } else if constexpr (std::is_same_v<Field, Duration>) {
           std::optional<std::uint64_t> value = parse_duration_s(text);
           if (value && field.positive && *value == 0) value.reset();
@@ -440,7 +484,14 @@ void read_field(const SettingDefinition& definition, Settings* settings) {
           settings->*field.field = value.value_or(parse_duration_s(definition.default_value).value_or(0));
         } else if constexpr (std::is_same_v<Field, Text> || std::is_same_v<Field, Secret>) {
           settings->*field.field = text;
-        }
+        } else if constexpr (std::is_same_v<Field, Folder>) {
+          settings->*field.field = std::filesystem::path(text);
+        } else if constexpr (std::is_same_v<Field, Choice>) {
+          if (!field.read(text, settings)) {
+            problem(field.expected);
+            field.read(definition.default_value, settings);
+          }
+        }  // SchemeOwn: its scheme reads the text (RemoteConfig::scheme_settings)
       },
       definition.field);
 }
@@ -480,31 +531,8 @@ Settings load_settings(fileops::Dir* checked_root) {
   }
   for (const SettingDefinition& definition : kDefinitions) read_field(definition, &settings);
 
-  auto text = [&](const char* key) { return settings.raw[key].value; };
-  settings.trace_dir = text("trace_dir").empty() ? settings.dir / "traces" : std::filesystem::path(text("trace_dir"));
-  settings.log_level = parse_log_level(text("log"));
-  settings.env_patterns = without_bare_star_beside_a_remote(text("env_keys"), settings.remote, &settings.problems);
-  if (text("capture") == "release") {
-    settings.capture_at_release = true;
-  } else if (text("capture") == "helper") {
-    settings.capture_helper = true;
-  } else if (text("capture") == "auto") {
-    settings.capture_auto = true;
-  } else if (text("capture") != "build") {
-    settings.problems.push_back("capture: not build, release, helper or auto: '" + text("capture") + "'");
-  }
-  if (text("recapture") == "auto") {
-    settings.recapture = Recapture::lazy_drivers;
-  } else if (auto on = parse_bool(text("recapture"))) {
-    settings.recapture = *on ? Recapture::always : Recapture::off;
-  } else {
-    settings.problems.push_back("recapture: not auto, 1 or 0: '" + text("recapture") + "'");
-  }
-  if (text("helper_start") == "at_exit") {
-    settings.helpers_while_running = false;
-  } else if (text("helper_start") != "one_at_a_time") {
-    settings.problems.push_back("helper_start: not one_at_a_time or at_exit: '" + text("helper_start") + "'");
-  }
+  if (settings.trace_dir.empty()) settings.trace_dir = settings.dir / "traces";
+  settings.env_patterns = without_bare_star_beside_a_remote(settings.env_patterns, settings.remote, &settings.problems);
   return settings;
 }
 

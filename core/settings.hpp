@@ -23,8 +23,19 @@ struct RawSetting {
   SettingOrigin origin = SettingOrigin::default_value;
 };
 
+// capture: when a missed build's binary is read and stored (docs/settings.md, "capture").
+enum class Capture {
+  build,    // right after the build, in the app
+  release,  // when the app releases the program
+  helper,   // by a detached `jitcache replay` (capture/)
+  automatic,  // the helper on drivers whose binary read is costly (PoCL), else build
+};
 // recapture: when a served program's binary is read again (docs/settings.md, "recapture").
 enum class Recapture { off, lazy_drivers, always };
+// helper_start: when an app's capture helper runs.
+enum class HelperStart { one_at_a_time, at_exit };
+// remote_backfill: which later remote's hits are copied into the earlier remotes.
+enum class RemoteBackfill { signed_records, all, off };
 
 struct Settings {
   std::filesystem::path dir;
@@ -43,6 +54,15 @@ struct Settings {
   int log_level = 0;  // 0: one warning per process, 1: every warning, 2: info, 3: debug
   std::string env_patterns;
   std::string remote;
+  bool remote_read_only = false;
+  RemoteBackfill remote_backfill = RemoteBackfill::signed_records;
+  std::string remote_prefix;
+  std::string remote_ca_file;  // as given; trusted_remote_ca_file checks it
+  std::uint64_t remote_connect_timeout_ms = 0;
+  std::uint64_t remote_timeout_ms = 0;
+  std::uint64_t remote_backoff_s = 0;
+  std::uint64_t remote_lease_ttl_s = 0;
+  std::uint64_t remote_lease_wait_s = 0;
   std::string remote_hmac_key;      // Secret rows: shown as *** by `config`, logs and doctor
   std::string remote_bearer_token;
   std::string remote_s3_secret_access_key;
@@ -50,26 +70,24 @@ struct Settings {
   std::uint64_t flush_timeout_ms = 0;
   std::uint64_t memory_max_entries = 0;
   std::uint64_t wait_ms = 0;  // single-flight: longest wait for another builder of the same key
-  bool capture_at_release = false;  // capture = release (docs/settings.md, "capture")
+  Capture capture = Capture::build;
   std::string packs;      // JITCACHE_PACKS: ':'-separated pack files and folders
   std::string pack_keys;  // JITCACHE_PACK_KEYS: ':'-separated trusted public key files
   std::string label;      // JITCACHE_LABEL: a human name for the entries this process builds
-  bool capture_helper = false;      // capture = helper: a detached `jitcache replay` stores the entry
-  bool capture_auto = false;        // capture = auto: helper on drivers whose binary read is costly (PoCL)
-  std::uint64_t helper_time_limit_s = 600;
-  std::uint64_t capture_wait_s = 600;  // how long tools wait for captures in flight
+  std::uint64_t helper_time_limit_s = 0;
+  std::uint64_t capture_wait_s = 0;  // how long tools wait for captures in flight
   // recapture: refresh served entries with the code the driver generated lazily (docs/settings.md)
   Recapture recapture = Recapture::off;
-  bool helpers_while_running = true;  // helper_start = one_at_a_time (false: at_exit)
-  bool store_inputs = true;  // record what a rebuild needs next to each entry (`jitcache warm`)
+  HelperStart helper_start = HelperStart::one_at_a_time;
+  bool store_inputs = false;  // record what a rebuild needs next to each entry (`jitcache warm`)
 
   std::map<std::string, RawSetting> raw;  // by key: effective text and where it came from
   std::vector<std::string> problems;      // unparsable values (the default was used instead)
 };
 
 // Where load_settings puts a setting of the table, read as its kind says; a value that does not
-// parse is a problem, and the default is used. Settings read by hand (choices, paths with a
-// default of their own, the remote's) have none.
+// parse is a problem, and the default is used. Every row has one: no setting is read by name
+// outside the table (the fields' initial values above are placeholders, the defaults are the rows').
 struct Flag {
   bool Settings::*field;
 };
@@ -78,6 +96,11 @@ struct Size {  // "1G", "512MiB", "100k", "12345": bytes
 };
 struct Count {  // a plain number (entries, files, milliseconds); read like a size
   std::uint64_t Settings::*field;
+};
+struct Milliseconds {  // a number of milliseconds within [least, most]: a bound of a call, never 0
+  std::uint64_t Settings::*field;
+  std::uint64_t least = 1;
+  std::uint64_t most = 600000;
 };
 struct Duration {  // "7d", "12h", "30m", "45s", "90": seconds
   std::uint64_t Settings::*field;
@@ -89,7 +112,16 @@ struct Text {
 struct Secret {  // text that is never shown: redacted_setting gives "***"
   std::string Settings::*field;
 };
-using SettingField = std::variant<std::monostate, Flag, Size, Count, Duration, Text, Secret>;
+struct Folder {  // a path; empty stays empty (its user then takes the default folder it documents)
+  std::filesystem::path Settings::*field;
+};
+struct Choice {  // one of fixed words: `read` sets the field and says whether the text was one
+  const char* expected;  // for the problem: "build, release, helper or auto"
+  bool (*read)(std::string_view text, Settings* settings);
+};
+struct SchemeOwn {};  // text only a remote scheme reads (RemoteScheme::settings lists it)
+using SettingField =
+    std::variant<Flag, Size, Count, Milliseconds, Duration, Text, Secret, Folder, Choice, SchemeOwn>;
 
 // One row of the one table of settings (core/settings.cpp): load_settings reads it, `jitcache
 // config` shows it, `jitcache generate` writes docs/settings.md's table and the man pages from it.
@@ -98,7 +130,7 @@ struct SettingDefinition {
   const char* env;            // environment variable, e.g. "JITCACHE_MAX_SIZE"
   const char* default_value;  // as text, parsed like any other source
   const char* doc;            // what it does: one line of Markdown (links relative to docs/)
-  SettingField field = {};
+  SettingField field;
   const char* doc_default = nullptr;  // the default as the docs say it, where default_value is not it
   const char* also_env = nullptr;     // a second variable read too, under the first (BinaryCacheTrace)
 };

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -196,22 +197,28 @@ TEST(RemoteBounds, ASilentNameLookupEndsAtTheConnectTimeout) {
 }
 
 TEST(RemoteBounds, ZeroOrHugeTimeoutsAreRefusedNotUnbounded) {
+  const char* const names[] = {"JITCACHE_DIR", "JITCACHE_REMOTE", "JITCACHE_MAX_ENTRY_SIZE", "JITCACHE_REMOTE_TIMEOUT_MS",
+                               "JITCACHE_REMOTE_CONNECT_TIMEOUT_MS"};
   for (const char* value : {"0", "99999999999"}) {
-    Settings settings;
-    settings.remote = "redis://127.0.0.1:1";
-    settings.max_entry_size = 1 << 20;
-    settings.raw["remote_timeout"] = {value};
-    settings.raw["remote_connect_timeout"] = {value};
+    ::setenv("JITCACHE_DIR", (std::filesystem::temp_directory_path() / "jitcache-no-such-root").c_str(), 1);
+    ::setenv("JITCACHE_REMOTE", "redis://127.0.0.1:1", 1);
+    ::setenv("JITCACHE_MAX_ENTRY_SIZE", "1M", 1);
+    ::setenv("JITCACHE_REMOTE_TIMEOUT_MS", value, 1);
+    ::setenv("JITCACHE_REMOTE_CONNECT_TIMEOUT_MS", value, 1);
+    const Settings settings = load_settings();
+    for (const char* name : names) ::unsetenv(name);
+    std::string problems;
+    for (const std::string& problem : settings.problems) problems += problem + "\n";
+    EXPECT_NE(problems.find("remote_timeout: not milliseconds from 1 to 600000"), std::string::npos) << problems;
+    EXPECT_NE(problems.find("remote_connect_timeout: not milliseconds from 1 to 600000"), std::string::npos) << problems;
     std::vector<RemoteConfig> configs;
     bool read_only = false;
     std::chrono::milliseconds lease_wait{0};
     std::string problem = remote_configs_from(settings, remote_schemes(), &configs, &read_only, &lease_wait);
-    ASSERT_EQ(configs.size(), 1u);
+    ASSERT_EQ(configs.size(), 1u) << problem;
     const RemoteConfig& config = configs.front();
-    EXPECT_NE(problem.find("remote_timeout"), std::string::npos) << problem;
-    EXPECT_NE(problem.find("remote_connect_timeout"), std::string::npos) << problem;
-    EXPECT_EQ(config.command_timeout, RemoteConfig{}.command_timeout) << value;  // the default
-    EXPECT_EQ(config.connect_timeout, RemoteConfig{}.connect_timeout) << value;
+    EXPECT_EQ(config.command_timeout, std::chrono::milliseconds(200)) << value;  // the table's defaults
+    EXPECT_EQ(config.connect_timeout, std::chrono::milliseconds(50)) << value;
     EXPECT_EQ(config.max_reply_bytes, (1u << 20) + (16u << 20));  // a record: one entry + its sidecar
   }
 }
