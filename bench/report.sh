@@ -16,11 +16,12 @@ doc=${BENCH_REPORT:-$repo/docs/benchmarks.md}
 r=$results
 
 # The day a result file was last committed (UTC), or its modification day while it has changes
-# that are not committed (a run of this machine that nobody committed yet).
+# that are not committed (a run of this machine that nobody committed yet). A move is not a run:
+# --follow --diff-filter=r looks past the commits that only renamed the file.
 result_date() {
   local d=""
   if git -C "$repo" ls-files --error-unmatch -- "$1" >/dev/null 2>&1 && git -C "$repo" diff --quiet HEAD -- "$1"; then
-    d=$(TZ=UTC git -C "$repo" log -1 --date=short-local --format=%cd -- "$1")
+    d=$(TZ=UTC git -C "$repo" log -1 --follow --diff-filter=r --date=short-local --format=%cd -- "$1")
   fi
   [ -n "$d" ] || d=$(date -u -r "$1" +%Y-%m-%d)
   echo "$d"
