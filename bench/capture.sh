@@ -12,7 +12,7 @@
 #     their verdicts.
 #   BENCH_REPS=7  BENCH_SIZES="1024 10240 102400"  BENCH_WARM_PROGRAMS=50
 #   BENCH_CASES="<sizes> opencv pyopencl" (part a)  BENCH_APPEND=1: keep the rows already in capture.csv
-# Writes docs/benchmarks/capture.csv and capture.md.
+# Writes bench/results/capture.csv and capture.md.
 source "$(dirname "$0")/common.sh"
 ensure_built jitcache_tool
 export POCL_KERNEL_CACHE=0

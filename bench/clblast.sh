@@ -8,7 +8,7 @@
 # Every run must pass all its tests; a failing run is marked in the CSV and the table.
 #   BENCH_CLBLAST_TESTS="xgemm xaxpy xdot xgemv"  BENCH_REPS=3 (warm variants)
 #   BENCH_SUMMARY_ONLY=1: no runs, only the table and plot from an existing clblast.csv
-# Writes docs/benchmarks/clblast.csv, clblast.md, clblast.png.
+# Writes bench/results/clblast.csv, clblast.md, clblast.png.
 source "$(dirname "$0")/common.sh"
 ensure_built
 tests=${BENCH_CLBLAST_TESTS:-xgemm xaxpy xdot xgemv}

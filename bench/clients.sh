@@ -16,7 +16,7 @@
 # and all_warm <= others_warm. Every run's result line must equal the no-cache run's.
 #   BENCH_CLIENTS="hashcat opencv pyopencl xgemm xgemv"  BENCH_REPS=3  BENCH_NOCACHE_REPS=$BENCH_REPS
 #   BENCH_SUMMARY_ONLY=1: no runs, only the table from an existing clients.csv
-# Writes docs/benchmarks/clients.csv and clients.md.
+# Writes bench/results/clients.csv and clients.md.
 source "$(dirname "$0")/common.sh"
 ensure_built jitcache_tool
 apps=${BENCH_CLIENTS:-hashcat opencv pyopencl xgemm xgemv}

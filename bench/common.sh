@@ -2,7 +2,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${BUILD_DIR:-$repo/build}
-results=${BENCH_RESULTS:-$repo/docs/benchmarks}
+results=${BENCH_RESULTS:-$repo/bench/results}  # every bench's data files (docs/decisions/measuring.md)
 shim=$build/shim/libjitcache.so
 timer=$build/bench/build_timer
 mkdir -p "$results"

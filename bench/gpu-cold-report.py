@@ -5,7 +5,7 @@ jitcache's own cost inside the app's clBuildProgram is measured per build, not b
 noisy medians: the app's build time (build_timer) minus the driver's build inside it (the trace's
 timings_us.build) is what the shim added around the driver call. The first build of a process
 also pays the shim's one-time setup; the later ones (build_timer --distinct) show a miss alone.
-  bench/gpu-cold-report.py docs/benchmarks   ->  docs/benchmarks/gpu-cold.md
+  bench/gpu-cold-report.py [bench/results]   ->  bench/results/gpu-cold.md
 """
 import collections
 import csv
@@ -15,7 +15,7 @@ import sys
 import tarfile
 from pathlib import Path
 
-results = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/benchmarks")
+results = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "results"
 rows = list(csv.DictReader(open(results / "gpu-cold.csv")))
 
 # traces/<size>-<variant>-<rep>/<file>.json: the app's lookups, one per build, in build order

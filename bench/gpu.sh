@@ -10,7 +10,7 @@
 # prebuilt dir holding shim/libjitcache.so and bench/build_timer (bench/pack-gpu.sh makes one).
 # No .icd file is needed on the machine: one naming libnvidia-opencl.so.1 is written here.
 #   BENCH_SIZES  BENCH_COLD_REPS=5  BENCH_WARM_REPS=11
-# Writes gpu.csv, gpu.md, gpu.png into BENCH_RESULTS (default docs/benchmarks).
+# Writes gpu.csv, gpu.md, gpu.png into BENCH_RESULTS (default bench/results).
 BENCH_NO_BUILD=${BENCH_NO_BUILD:-1}
 source "$(dirname "$0")/common.sh"
 ensure_built

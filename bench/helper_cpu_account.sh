@@ -5,7 +5,7 @@
 # the helper (this process is a child subreaper: wait4's rusage of the helper, its worker's
 # included) and what the helper counted of its own getrusage as it ended (bench/helper_cpu_account.py).
 #   BENCH_REPS=1  BENCH_APPS="example many100"
-# Writes docs/benchmarks/helper_cpu_account.csv and helper_cpu_account.md.
+# Writes bench/results/helper_cpu_account.csv and helper_cpu_account.md.
 source "$(dirname "$0")/common.sh"
 ensure_built jitcache_tool opencl_example
 source "$(dirname "$0")/apps.sh" 2>/dev/null || true

@@ -2,7 +2,7 @@
 # Part 4: BENCH_PROCS (16) processes start at once on an empty cache and build the same program.
 # Reports the real compilations (the store's "misses" counter), entries stored, and the wall time
 # of the whole group against one process alone on an empty cache (median of BENCH_REPS).
-# Writes docs/benchmarks/many.csv and many.md.
+# Writes bench/results/many.csv and many.md.
 source "$(dirname "$0")/common.sh"
 ensure_built
 export POCL_KERNEL_CACHE=0

@@ -5,7 +5,7 @@
 # floor: clCreateProgramWithBinary + clBuildProgram of the same binary read from a file. Variants
 # run interleaved, rep by rep, so machine noise hits all of them alike; the tables use medians.
 #   BENCH_SIZES="1024 10240 102400 1048576"  BENCH_COLD_REPS=5  BENCH_WARM_REPS=11
-# Writes docs/benchmarks/micro.csv, micro.md, micro.png.
+# Writes bench/results/micro.csv, micro.md, micro.png.
 source "$(dirname "$0")/common.sh"
 ensure_built
 export POCL_KERNEL_CACHE=0

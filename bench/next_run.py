@@ -7,7 +7,7 @@ on, each app's own binary cache off), in one go on one machine:
   run 3      after `jitcache wait`
 The cold run's CPU is the app's plus its capture helper's (this process is a child subreaper: the
 detached helper is re-parented here when the app exits and reaped with its worker's time).
-Rows go to docs/benchmarks/next_run.csv; next_run.md has the ratios of each rep (BENCH_RESULT_NAME
+Rows go to <results>/next_run.csv; next_run.md has the ratios of each rep (BENCH_RESULT_NAME
 renames both: next_run-busy for the run on a machine whose every core is loaded, next_run.sh).
 Usage: next_run.py BUILD_DIR RESULTS_DIR REPS APP... (APP: name=command line, split on spaces)."""
 import ctypes

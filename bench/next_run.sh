@@ -5,7 +5,7 @@
 #   BENCH_REPS=3  BENCH_APPS="example many100 pyopencl opencv clblast hashcat"
 #   BENCH_BUSY=N: N CPU-bound loops at nice 0 run throughout (N = cores: "every core already loaded
 #   by other work", issue 32.1's busy machine); results then go to next_run-busy.*
-# Writes docs/benchmarks/next_run.csv and next_run.md.
+# Writes bench/results/next_run.csv and next_run.md.
 source "$(dirname "$0")/common.sh"
 ensure_built jitcache_tool opencl_example
 source "$(dirname "$0")/apps.sh"

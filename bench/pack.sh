@@ -8,7 +8,7 @@
 # and the whole round BENCH_PACK_RUNS times (default 2), so runs interleave on a shared machine.
 # Each pack is timed twice: just after writing (first_read_*) and read before (hit_*: the target).
 #   BENCH_PACK_ENTRIES=10000 BENCH_PACK_RUNS=2
-# Writes docs/benchmarks/pack.csv (run,binary_bytes,metric,value,unit) and pack.md.
+# Writes bench/results/pack.csv (run,binary_bytes,metric,value,unit) and pack.md.
 source "$(dirname "$0")/common.sh"
 ensure_built pack_bench
 entries=${BENCH_PACK_ENTRIES:-10000}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Plots gpu.dat (written by bench/gpu.sh, medians in ms) into gpu.png; run where gnuplot exists.
 set -euo pipefail
-dir=${1:-$(dirname "$0")/../docs/benchmarks}
+dir=${1:-$(dirname "$0")/results}
 gnuplot <<PLOT
 set terminal pngcairo size 900,500 noenhanced
 set output "$dir/gpu.png"

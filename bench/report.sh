@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
-# Assembles docs/benchmarks.md from the results the part scripts left in docs/benchmarks/ and the
+# Assembles docs/benchmarks.md from the results the part scripts left in bench/results/ and the
 # hand-kept text in bench/notes/: the Targets table (bench/notes/targets.md: one short row per
 # target, its latest number, date and verdict), each part's table with its notes, then the machine,
 # date and commit of this assembly and the targets as computed from each part's CSV. Parts that
 # have not been run (no CSV) are listed as such. Older runs and the earlier, long Targets table are
-# kept by hand in docs/benchmarks/history.md, which this script does not write.
+# kept by hand in docs/benchmarks-history.md, which this script does not write. Links written here
+# are relative to docs/ (the page's folder), so a result is ../bench/results/<file>.
 # BENCH_REPORT=FILE writes FILE instead of docs/benchmarks.md (to compare before replacing it).
 # Not everything on the committed page comes from here yet: Parts 5-8 hold hand-written runs and
-# tables beyond docs/benchmarks/<part>.md and bench/notes/<part>.md, which a plain run drops. Write
-# to another file first, diff, and move what is missing into bench/notes/ (or history.md).
+# tables beyond bench/results/<part>.md and bench/notes/<part>.md, which a plain run drops. Write
+# to another file first, diff, and move what is missing into bench/notes/ (or
+# docs/benchmarks-history.md).
 source "$(dirname "$0")/common.sh"
 doc=${BENCH_REPORT:-$repo/docs/benchmarks.md}
 r=$results
 
 # The day a result file was last committed (UTC), or its modification day while it has changes
-# that are not committed (a run of this machine that nobody committed yet).
+# that are not committed (a run of this machine that nobody committed yet). A move is not a run:
+# --follow --diff-filter=r looks past the commits that only renamed the file.
 result_date() {
   local d=""
   if git -C "$repo" ls-files --error-unmatch -- "$1" >/dev/null 2>&1 && git -C "$repo" diff --quiet HEAD -- "$1"; then
-    d=$(TZ=UTC git -C "$repo" log -1 --date=short-local --format=%cd -- "$1")
+    d=$(TZ=UTC git -C "$repo" log -1 --follow --diff-filter=r --date=short-local --format=%cd -- "$1")
   fi
   [ -n "$d" ] || d=$(date -u -r "$1" +%Y-%m-%d)
   echo "$d"
@@ -170,19 +173,19 @@ section() {  # title, fragment, plot
   if [ -f "$r/$2.md" ]; then
     cat "$r/$2.md"
     if [ -f "$r/$2-16cores.md" ]; then
-      printf '\nThe same script on the GPU machine'"'"'s 16 CPU cores (Intel Xeon, ext4 on a virtual disk; raw: [benchmarks/%s-16cores.csv](benchmarks/%s-16cores.csv)):\n\n' "$2" "$2"
+      printf '\nThe same script on the GPU machine'"'"'s 16 CPU cores (Intel Xeon, ext4 on a virtual disk; raw: [bench/results/%s-16cores.csv](../bench/results/%s-16cores.csv)):\n\n' "$2" "$2"
       cat "$r/$2-16cores.md"
     fi
     if [ -f "$r/$2-busy.md" ]; then
-      printf '\nThe same script on this machine with every core loaded by other work (`BENCH_BUSY`; raw: [benchmarks/%s-busy.csv](benchmarks/%s-busy.csv)):\n\n' "$2" "$2"
+      printf '\nThe same script on this machine with every core loaded by other work (`BENCH_BUSY`; raw: [bench/results/%s-busy.csv](../bench/results/%s-busy.csv)):\n\n' "$2" "$2"
       cat "$r/$2-busy.md"
     fi
     if [ -f "$r/$2-1m.md" ]; then
-      printf '\nThe same at 1 000 000 entries (raw: [benchmarks/%s-1m.csv](benchmarks/%s-1m.csv)):\n\n' "$2" "$2"
+      printf '\nThe same at 1 000 000 entries (raw: [bench/results/%s-1m.csv](../bench/results/%s-1m.csv)):\n\n' "$2" "$2"
       cat "$r/$2-1m.md"
     fi
-    [ -f "$r/$2.png" ] && printf '\n![%s](benchmarks/%s.png)\n' "$1" "$2"
-    printf '\nRaw numbers: [benchmarks/%s.csv](benchmarks/%s.csv).\n' "$2" "$2"
+    [ -f "$r/$2.png" ] && printf '\n![%s](../bench/results/%s.png)\n' "$1" "$2"
+    printf '\nRaw numbers: [bench/results/%s.csv](../bench/results/%s.csv).\n' "$2" "$2"
   else
     echo "Not run on this machine yet: \`bench/$2.sh\`."
   fi
@@ -196,7 +199,7 @@ section() {  # title, fragment, plot
   echo "Every speed target with its latest measured number, the day (UTC) it was measured (where its part"
   echo "names no day: the day its raw numbers were committed) and the verdict. The part in the last column"
   echo "has the runs, the method, the raw numbers and why a target is missed. Earlier runs and the earlier,"
-  echo "longer Targets table: [benchmarks/history.md](benchmarks/history.md)."
+  echo "longer Targets table: [benchmarks-history.md](benchmarks-history.md)."
   echo
   echo "## Targets"
   echo
@@ -221,12 +224,18 @@ section() {  # title, fragment, plot
   echo "## How this page was assembled"
   echo
   echo "\`bench/run-all.sh\` runs the CPU parts and \`bench/gpu.sh\` the GPU part; \`bench/report.sh\`"
-  echo "assembles this page from their results in \`docs/benchmarks/\` and the hand-kept text in"
+  echo "assembles this page from their results in \`bench/results/\` and the hand-kept text in"
   echo "\`bench/notes/\` (the Targets table: \`bench/notes/targets.md\`). Do not edit this page by hand:"
   echo "edit those."
   echo
+  echo "Where the files are: every data file a bench writes (CSV, JSON, PNG, traces, and each part's"
+  echo "generated table, \`<part>.md\`) is in [bench/results/](../bench/results/), one file per result,"
+  echo "beside the scripts that write them (\`BENCH_RESULTS\` in \`bench/common.sh\` names another folder)."
+  echo "This page, [benchmarks-remote.md](benchmarks-remote.md) and the hand-kept"
+  echo "[benchmarks-history.md](benchmarks-history.md) stay in \`docs/\`."
+  echo
   echo "- date: $(date -u +%Y-%m-%dT%H:%MZ)"
-  echo "- commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . ':!docs' || echo ' (with local changes)')"
+  echo "- commit: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- . ':!docs' ':!bench/results' || echo ' (with local changes)')"
   echo "- CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores online; load average at report time: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- OpenCL (CPU): $(clinfo 2>/dev/null | sed -n 's/^ *Platform Version *//p' | head -1)"
   echo "- GPU: $(cat "$r/gpu-device.txt" 2>/dev/null || echo 'not measured yet')"

@@ -6,7 +6,7 @@
 #   BENCH_ENTRIES=100000  BENCH_ENTRY_BYTES=4096
 #   BENCH_SKIP_EVICT=1: no evict / rm (at a million they take an hour on a loaded VM)
 #   BENCH_SKIP_FULL_LIST=1: no DiskStore::list() (every sidecar read; minutes at a million)
-# Writes docs/benchmarks/scale.csv and scale.md.
+# Writes bench/results/scale.csv and scale.md.
 source "$(dirname "$0")/common.sh"
 ensure_built
 entries=${BENCH_ENTRIES:-100000}

@@ -4,15 +4,16 @@
 # interleaved, on PoCL with its cache off; medians per source size. Used for issue 16's
 # "warm hit <= 1.10 x floor" (docs/benchmarks.md, Part 8).
 #   bench/warm_hit_ab.sh A/libjitcache.so B/libjitcache.so   (BENCH_REPS, default 9)
-# Raw numbers: docs/benchmarks/warm-hit-ab.csv (size,variant,microseconds).
+# Raw numbers: bench/results/warm-hit-ab.csv (size,variant,microseconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
 before=$(realpath "$1"); after=$(realpath "$2")
 timer=$PWD/build/bench/build_timer
 reps=${BENCH_REPS:-9}
 work=$(mktemp -d /tmp/jitcache-warm-ab-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-csv=${BENCH_CSV:-docs/benchmarks/warm-hit-ab.csv}
+csv=${BENCH_CSV:-$results/warm-hit-ab.csv}
 : > "$csv"
 export POCL_KERNEL_CACHE=0
 fresh() { POCL_CACHE_DIR=$(mktemp -d -p "$work") env "$@"; }

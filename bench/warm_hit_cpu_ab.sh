@@ -4,15 +4,16 @@
 # VMs without hardware counters) next to build_timer's timed window. Many cheap reps (default 151)
 # so that a loaded machine still gives medians; docs/benchmarks.md Part 8 ("startup").
 #   bench/warm_hit_cpu_ab.sh A/libjitcache.so B/libjitcache.so   (BENCH_REPS)
-# Raw rows: docs/benchmarks/warm-hit-ab-startup-1k.csv (variant,window_us,task_clock_us).
+# Raw rows: bench/results/warm-hit-ab-startup-1k.csv (variant,window_us,task_clock_us).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/common.sh
 before=$(realpath "$1"); after=$(realpath "$2")
 timer=$PWD/build/bench/build_timer
 reps=${BENCH_REPS:-151}
 work=$(mktemp -d /tmp/jitcache-warm-cpu-ab-XXXXXX)
 trap 'rm -rf "$work"' EXIT
-csv=${BENCH_CSV:-docs/benchmarks/warm-hit-ab-startup-1k.csv}
+csv=${BENCH_CSV:-$results/warm-hit-ab-startup-1k.csv}
 : > "$csv"
 export POCL_KERNEL_CACHE=0
 fresh() { POCL_CACHE_DIR=$(mktemp -d -p "$work/pocl") "$@"; }

@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-results = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/benchmarks")
+results = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent / "results"
 runs = defaultdict(dict)
 for row in csv.DictReader(open(results / "warm-hit-floor.csv")):
     runs[(row["driver"], int(row["size"]), row["variant"])][int(row["rep"])] = int(row["total_us"])
