@@ -252,20 +252,23 @@ class Worker {
       job.at_exit = fields[3] == "1";
       job.waited_for = fields[4] == "1";
       job.lock_held_by_parent = true;
-      pause_before_build_for_tests();
+      pause_for_tests("JITCACHE_TEST_WORKER_PAUSE_FIFO");
       if (!send_with_files(socket, "s", {})) std::_Exit(0);
       limit_cpu_time(job.time_limit_s);
       ReplayResult result = work.replay_one(job);
       limit_cpu_time(0);
       if (!replay_done(result)) count_helper_failure("capture_helper_failed");
+      pause_for_tests("JITCACHE_TEST_WORKER_ANSWER_FIFO");
       if (!send_with_files(socket, replay_done(result) ? "1" : "0", {})) std::_Exit(0);
     }
   }
 
-  // Tests only (JITCACHE_TEST_WORKER_PAUSE_FIFO=PATH): before each build the worker reads a byte
-  // from PATH, as one still loading its driver would take that long.
-  static void pause_before_build_for_tests() {
-    const char* fifo = std::getenv("JITCACHE_TEST_WORKER_PAUSE_FIFO");
+  // Tests only: the worker reads a byte from the FIFO `variable` names, before each build
+  // (JITCACHE_TEST_WORKER_PAUSE_FIFO: as one still loading its driver would take that long) or
+  // after each, before it answers (JITCACHE_TEST_WORKER_ANSWER_FIFO: as a helper starved behind the
+  // apps would take that long to read the answer).
+  static void pause_for_tests(const char* variable) {
+    const char* fifo = std::getenv(variable);
     const int gate = fifo ? ::open(fifo, O_RDONLY | O_CLOEXEC) : -1;
     char byte;
     if (gate >= 0 && ::read(gate, &byte, 1) < 0) byte = 0;
@@ -334,6 +337,8 @@ class Helper {
         const Worker::Answer answer = worker_.answer();
         // Waiters weigh what is left of a build under way: only now is it (store/local/key_lock.cpp).
         if (answer == Worker::Answer::started) {
+          worker_started_ = true;
+          mark_next_in_line();  // first: a marker that says this one started says the next is in line
           store_.mark_capture_started(building_->key, building_->mark, worker_now());
         } else {
           finish(answer == Worker::Answer::died);  // stored or not, it is done with
@@ -422,6 +427,24 @@ class Helper {
       if (it != next || paused_for_tests()) it->lock.release();
     }
     if (building_ && !next->lock.held()) (void)store_.lock_key(next->key, std::chrono::milliseconds(0), &next->lock);
+    mark_next_in_line();
+  }
+
+  // The job whose build lock is held as the next one, while the worker builds one: its marker says
+  // so, so that a run that finds the one under way stored (the worker stores it before this
+  // process, behind the apps for the CPU, has read its answer and marked the next one started)
+  // waits for this one rather than building it beside the helper.
+  void mark_next_in_line() {
+    std::optional<Digest128> next;
+    if (building_ && worker_started_ && !pending_.empty() && !paused_for_tests()) {
+      if (const auto job = next_job(); job->lock.held()) next = job->key;
+    }
+    if (marked_next_ == next) return;
+    for (Job& job : pending_) {
+      if (job.key == marked_next_) store_.mark_capture_next(job.key, job.mark, false);
+      if (job.key == next) store_.mark_capture_next(job.key, job.mark, true);
+    }
+    marked_next_ = next;
   }
 
   bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
@@ -461,6 +484,8 @@ class Helper {
       auto pick = next_job();
       Job job = std::move(*pick);
       pending_.erase(pick);
+      if (marked_next_ == job.key) marked_next_.reset();  // its marker is rewritten as it starts
+      worker_started_ = false;
       if (!job.lock.held() && store_.lock_key(job.key, std::chrono::milliseconds(settings_.wait_ms), &job.lock)) {
         continue;  // another process holds it all that time: its builder stores it, or the next run builds it
       }
@@ -517,6 +542,7 @@ class Helper {
       if (next->lock.held()) store_.mark_capture_started(next->key, next->mark, worker_now());
     }
     building_.reset();  // its marker and build lock let go: stored, or given up
+    worker_started_ = false;
   }
 
   ReplayOptions base_;
@@ -527,6 +553,8 @@ class Helper {
   Worker worker_;
   std::deque<Job> pending_;
   std::optional<Job> building_;
+  bool worker_started_ = false;          // the worker said it started building_
+  std::optional<Digest128> marked_next_;  // the pending job marked next in line
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_look_;  // at_full_priority's
   bool beside_no_app_at_work_ = false;               // at full priority for that alone, not for a waiter

@@ -66,11 +66,13 @@ class HelperWait final : public CaptureWait {
  private:
   // The key's marker says what the app's own build of it took and whether the helper has started
   // it: a key still queued behind the helper's current build is built here at once (waiting would
-  // cost that build and this one), and one under way is waited for at most as long as building it
-  // here would take: twice the app's build time, because a build here also pays the code
-  // generation of its kernels at their first enqueue (PoCL generates code lazily), which a hit
-  // skips and the app's clBuildProgram time does not count; the helper's job (compile, code
-  // generation for the binary, load-back) costs a little more than the app's build
+  // cost that build and this one), unless it is next in line (marked so once the worker started
+  // the one before: a run that found that one stored is ahead of the helper's reading of its
+  // worker's answer, not of the helper). One under way or next in line is waited for at most as
+  // long as building it here would take: twice the app's build time, because a build here also
+  // pays the code generation of its kernels at their first enqueue (PoCL generates code lazily),
+  // which a hit skips and the app's clBuildProgram time does not count; the helper's job (compile,
+  // code generation for the binary, load-back) costs a little more than the app's build
   // (docs/benchmarks.md). (Not "what is left of it by the clock": a helper that ran behind its app
   // started long ago and is not nearly done.) All such waits of one process share JITCACHE_WAIT_MS,
   // so a run behind a starved helper is slowed by that much at most, not by that much per program.
@@ -80,7 +82,7 @@ class HelperWait final : public CaptureWait {
     std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
     *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
     if (progress_.build_time) {
-      if (!progress_.started_ns) {
+      if (!progress_.started_ns && !progress_.next_ns) {
         *why_not = "its capture helper had not started it (waiting would cost more than building it)";
         return std::chrono::milliseconds(0);
       }

@@ -113,6 +113,10 @@ class DiskStore {
   // weighs the worker's pace: capture/helper_pace.hpp).
   void mark_capture_started(const Digest128& key, const KeyLock& mark,
                             const std::optional<CaptureWorker>& worker = std::nullopt);
+  // The helper, for a key not started yet: whether it is next in line, its build lock held, right
+  // behind one its worker has started (a waiter waits for it as for one under way). `next`
+  // false takes that back (another key jumped the line).
+  void mark_capture_next(const Digest128& key, const KeyLock& mark, bool next);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
   // Whether the capture of `key` is in flight now (its marker is held).
@@ -122,6 +126,7 @@ class DiskStore {
   struct CaptureProgress {
     std::optional<std::chrono::microseconds> build_time;  // the app's own build of the key
     std::optional<std::int64_t> started_ns;               // wall clock: the helper started building it
+    std::optional<std::int64_t> next_ns;                  // wall clock: since then it is next in line
     std::optional<CaptureWorker> worker;                  // who builds it (a hint: any pid may be named)
   };
   CaptureProgress capture_progress(const Digest128& key) const;

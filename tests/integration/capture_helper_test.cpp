@@ -1367,6 +1367,52 @@ TEST_F(CaptureHelper, ARunDoesNotWaitForAHelperWhoseWorkerIsStillLoadingItsDrive
   EXPECT_EQ(third.verdicts["hit"], 2);
 }
 
+// The worker stores a program before the helper reads its answer and marks the next one started:
+// on a busy machine the helper, behind the apps for the CPU, read it late, and a run going through
+// the programs in the app's order found the first stored and the next "not started", and built it
+// beside the helper (CI, 2026-12-07: run 2 of eight programs built seven that way). The next one
+// is marked next in line as the worker starts the one before it, and a run waits for it as for one
+// under way. Here the worker holds its answer (as a starved helper would not read it), so run 2
+// waits its bound and gives up: without the mark it built at once, "had not started it".
+TEST_F(CaptureHelper, ARunWaitsForTheNextProgramInLineWhenItFindsTheOneBeforeStored) {
+  const fs::path answer_gate = tmp / "answer-gate";
+  ASSERT_EQ(::mkfifo(answer_gate.c_str(), 0600), 0);
+  const int answer_gate_fd = ::open(answer_gate.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(answer_gate_fd, 0);
+  std::map<std::string, std::string> env = pausing_helpers();  // every job received before the first starts
+  env["JITCACHE_TEST_WORKER_ANSWER_FIFO"] = answer_gate.string();
+  CachedRun first = run_app(example(), env, false);
+  expect_success(first.result);
+  wait_until_paused();
+  open_gate();
+  const auto a_marker_names_its_start = [&] {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(cache / "locks", ec)) {
+      if (entry.path().extension() == ".capture" && read_text(entry.path()).find("started_ns ") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // The first program stored, its answer held: the helper has not marked the second started.
+  ASSERT_TRUE(wait_until([&] { return entry_files(cache).size() == 1 && a_marker_names_its_start(); },
+                         std::chrono::seconds(300)));
+  CachedRun second = run_app(example(), {}, false);
+  expect_success(second.result);
+  EXPECT_EQ(second.verdicts["hit"], 1);
+  for (const nlohmann::json& trace : second.traces) {
+    if (trace.value("verdict", "") == "hit") continue;
+    EXPECT_TRUE(built_here_behind_a_slow_helper(trace.value("reason", ""))) << trace.dump();
+    EXPECT_GT(trace["timings_us"]["wait"].get<std::int64_t>(), 0) << trace.dump();
+  }
+  ASSERT_EQ(::write(answer_gate_fd, "gg", 2), 2);  // one byte per build
+  wait_for_captures(cache);
+  ::close(answer_gate_fd);
+  CachedRun third = run_app(example(), {}, false);
+  expect_success(third.result);
+  EXPECT_EQ(third.verdicts["hit"], 2);
+}
+
 // helper_time_limit bounds the CPU time of one capture (the helper runs behind all other work, so
 // wall time says little): a build over it is stopped and costs only its entry. The program here
 // takes PoCL about 3 s of CPU time to build; the limit is 1 s.
