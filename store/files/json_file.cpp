@@ -1,5 +1,6 @@
 #include "store/files/json_file.hpp"
 
+#include "store/files/atomic_file.hpp"
 #include "store/files/file_ops.hpp"
 
 namespace jitcache {
@@ -26,21 +27,9 @@ std::map<std::string, std::int64_t> read_integer_members(const std::filesystem::
 bool write_file_atomically(const std::filesystem::path& file, std::string_view bytes) {
   std::filesystem::path tmp = file;
   tmp += "." + std::to_string(fileops::current_process_id()) + ".tmp";
-  (void)fileops::remove_file(tmp);
-  {
-    fileops::File out;
-    if (fileops::File::create_exclusive(tmp, &out)) return false;
-    if (out.write_all(bytes)) {
-      out.close();
-      (void)fileops::remove_file(tmp);
-      return false;
-    }
-  }
-  if (fileops::rename_replace(tmp, file)) {
-    (void)fileops::remove_file(tmp);
-    return false;
-  }
-  return true;
+  (void)fileops::remove_file(tmp);  // one this process left when it was killed
+  fileops::AtomicFile out;
+  return !out.write(tmp, bytes) && !out.commit(file);
 }
 
 }  // namespace jitcache

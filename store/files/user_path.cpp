@@ -80,40 +80,32 @@ bool read_user_file(const std::filesystem::path& path, std::uint64_t max_bytes, 
   return true;
 }
 
-AtomicOutput::~AtomicOutput() {
-  file_.close();
-  if (!committed_ && !temp_.empty()) (void)fileops::remove_file(temp_);
-}
-
 bool AtomicOutput::begin(const std::filesystem::path& target, std::uint32_t mode, std::string* error) {
   target_ = target;
   if (!replaceable(target, error)) return false;
   std::filesystem::path temp = target;
   temp += ".tmp-" + random_suffix();
-  if (auto e = fileops::File::create_exclusive(temp, &file_)) {
+  if (auto e = output_.create(temp)) {
     *error = "cannot create " + temp.string() + ": " + e.message();
     return false;
   }
-  temp_ = std::move(temp);
-  if (auto e = file_.set_mode(mode)) {
-    *error = "cannot set the mode of " + temp_.string() + ": " + e.message();
+  if (auto e = output_.file().set_mode(mode)) {
+    *error = "cannot set the mode of " + temp.string() + ": " + e.message();
     return false;
   }
   return true;
 }
 
 bool AtomicOutput::commit(std::string* error) {
-  if (auto e = file_.sync()) {
-    *error = "cannot write " + temp_.string() + ": " + e.message();
+  if (auto e = output_.file().sync()) {
+    *error = "cannot write " + output_.temp().string() + ": " + e.message();
     return false;
   }
-  file_.close();
   if (!replaceable(target_, error)) return false;
-  if (auto e = fileops::rename_replace(temp_, target_)) {
+  if (auto e = output_.commit(target_)) {
     *error = "cannot rename into " + target_.string() + ": " + e.message();
     return false;
   }
-  committed_ = true;
   return true;
 }
 

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "store/files/atomic_file.hpp"
 #include "store/files/file_ops.hpp"
 
 namespace jitcache {
@@ -26,26 +27,21 @@ namespace jitcache {
 bool read_user_file(const std::filesystem::path& path, std::uint64_t max_bytes, std::string* bytes,
                     std::string* error);
 
-// A file being written in place of `target`; removed on destruction unless committed.
+// A file being written in place of `target` (a fileops::AtomicFile, with the checks and messages a
+// user's own path needs); removed on destruction unless committed.
 class AtomicOutput {
  public:
-  AtomicOutput() = default;
-  ~AtomicOutput();
-  AtomicOutput(const AtomicOutput&) = delete;
-  AtomicOutput& operator=(const AtomicOutput&) = delete;
 
   // Checks the target and creates the new file with `mode` (whatever the umask). False + `error`.
   bool begin(const std::filesystem::path& target, std::uint32_t mode, std::string* error);
-  const fileops::File& file() const { return file_; }
-  const std::filesystem::path& temp_path() const { return temp_; }
+  const fileops::File& file() const { return output_.file(); }
+  const std::filesystem::path& temp_path() const { return output_.temp(); }
   // Flushes, checks the target again (it may have been replaced meanwhile), renames. False + `error`.
   bool commit(std::string* error);
 
  private:
   std::filesystem::path target_;
-  std::filesystem::path temp_;
-  fileops::File file_;
-  bool committed_ = false;
+  fileops::AtomicFile output_;
 };
 
 // `bytes` as the whole of `target`, by AtomicOutput. False + `error`.

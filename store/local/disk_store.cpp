@@ -93,25 +93,15 @@ SaveResult save_result(SaveStatus status, std::string reason) {
 // never the root: a root that vanished, an unmounted disk say, must not reappear on another file
 // system.
 std::error_code store_detail::write_temp_file(const StoreLayout& layout, std::string_view data,
-                                             std::string_view suffix, std::filesystem::path* written) {
+                                             std::string_view suffix, fileops::AtomicFile* file) {
   std::error_code error;
   for (int attempt = 0; attempt < 3; ++attempt) {
-    const auto path = layout.new_temp_file(suffix);
-    fileops::File file;
-    error = fileops::File::create_exclusive(layout.dir(), path, &file);
+    error = file->write(layout.new_temp_file(suffix), data);
     if (error == std::errc::no_such_file_or_directory) {
       if (auto mkdir_error = layout.dir().make_dir(layout.tmp_dir())) return mkdir_error;
       continue;
     }
-    if (error == std::errc::file_exists) continue;
-    if (error) return error;
-    if ((error = file.write_all(data))) {
-      file.close();
-      (void)layout.dir().remove_file(path);
-      return error;
-    }
-    *written = path;
-    return {};
+    if (error != std::errc::file_exists) return error;
   }
   return error;
 }
@@ -261,16 +251,14 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
 
   if (!tag_written.exchange(true)) write_root_marks(layout);  // once per process, at the first save
   // The slow part, writing the bytes, happens before taking the lock.
-  std::filesystem::path temp_entry;
+  fileops::AtomicFile entry_file(layout.dir());  // its temporary goes unless committed
   if (auto error = write_temp_file(layout, store_detail::encode_entry(key, sidecar_bytes, binary), ".entry.tmp",
-                                   &temp_entry)) {
+                                   &entry_file)) {
     return save_result(SaveStatus::error, "cannot write temp entry file: " + error.message());
   }
-  auto discard_temp = [&] { (void)layout.dir().remove_file(temp_entry); };
 
   std::optional<SizeLedger> ledger;
   if (auto error = begin_ledger(store_detail::kLongLockWait, &ledger)) {
-    discard_temp();
     return save_result(SaveStatus::error, "cannot take the size lock: " + error.message());
   }
   const EntryPaths paths = layout.entry(key);
@@ -281,13 +269,11 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   std::error_code folder_error = layout.dir().make_dir(paths.outer_dir);
   if (!folder_error) folder_error = layout.dir().make_dir(paths.inner_dir);
   if (auto error = folder_error) {
-    discard_temp();
     return save_result(SaveStatus::error, "cannot create entry folder " + layout.shown(paths.inner_dir).string() +
                                               ": " + error.message());
   }
   EntryFootprint before;
   if (auto error = store_detail::measure_entry(layout, paths, &before)) {
-    discard_temp();
     return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
   }
   // A folder, FIFO or symlink at an entry name would fail the rename below on every save of
@@ -298,12 +284,10 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
       ledger->invalidate(slot);
     }
     if (auto error = store_detail::measure_entry(layout, paths, &before)) {
-      discard_temp();
-      return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
+        return save_result(SaveStatus::error, "cannot inspect existing entry: " + error.message());
     }
   }
   if (auto error = ledger->mark_dirty(slot)) {
-    discard_temp();
     return save_result(SaveStatus::error, "cannot update the size record: " + error.message());
   }
 
@@ -311,9 +295,8 @@ SaveResult DiskStore::Impl::save(const Digest128& key, std::string_view binary, 
   // after it (sidecar first, so it is never half there); a crash between leaves it unused: the
   // entry file is read first.
   std::string failure;
-  if (auto error = layout.dir().rename(temp_entry, paths.entry)) {
+  if (auto error = entry_file.commit(paths.entry)) {
     failure = "cannot move entry file into place: " + error.message();
-    discard_temp();
   } else {
     if (before.sidecar.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.sidecar);
     if (before.binary.kind == fileops::FileKind::regular) (void)layout.dir().remove_file(paths.binary);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "store/files/atomic_file.hpp"
 #include "store/local/disk_store.hpp"
 #include "store/local/entry_check.hpp"
 #include "store/local/pass_scope.hpp"
@@ -33,10 +34,11 @@ inline constexpr std::int64_t kQuarantineKeepNs = 7 * 24 * 3600 * kSecondNs;
 inline constexpr std::int64_t kMaintenanceIntervalNs = 3600 * kSecondNs;
 inline constexpr std::int64_t kMaintenanceStepNs = 60 * kSecondNs;
 
-// Writes data to a new file in tmp/ (layout.new_temp_file(suffix)), making tmp/ when it is
-// missing: the store's open does not make it (disk_store.cpp).
+// Writes data to `file`'s temporary, a new file in tmp/ (layout.new_temp_file(suffix)), making
+// tmp/ when it is missing: the store's open does not make it (disk_store.cpp). `file` is
+// AtomicFile(layout.dir()); committing it puts the data in place.
 std::error_code write_temp_file(const StoreLayout& layout, std::string_view data, std::string_view suffix,
-                                std::filesystem::path* written);
+                                fileops::AtomicFile* file);
 
 // Locks the file that `path` names now, even when holders remove and recreate it (key_lock.cpp).
 std::error_code lock_current_file(const fileops::Dir& root, const std::filesystem::path& path,

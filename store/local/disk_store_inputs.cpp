@@ -69,13 +69,12 @@ SaveResult DiskStore::Impl::save_inputs(std::string_view record, Digest128* dige
     return result.status = SaveStatus::skipped, result.reason = "inputs record larger than its cap", result;
   }
   const std::filesystem::path path = store_detail::input_record_path(*digest);
-  std::filesystem::path temp;
-  if (auto error = store_detail::write_temp_file(layout, record, ".rec.tmp", &temp)) {
+  fileops::AtomicFile record_file(layout.dir());  // its temporary goes unless committed
+  if (auto error = store_detail::write_temp_file(layout, record, ".rec.tmp", &record_file)) {
     return result.reason = "cannot write temp inputs record: " + error.message(), result;
   }
   std::optional<SizeLedger> ledger;
   if (auto error = begin_ledger(store_detail::kLongLockWait, &ledger)) {
-    (void)layout.dir().remove_file(temp);
     return result.reason = "cannot take the size lock: " + error.message(), result;
   }
   std::error_code error = layout.dir().make_dir(store_detail::inputs_dir());
@@ -85,7 +84,6 @@ SaveResult DiskStore::Impl::save_inputs(std::string_view record, Digest128* dige
   if (!error && before.kind == fileops::FileKind::regular && before.size == record.size()) {
     // Deduplicated: the same program again (another device, another driver version). Young again,
     // under the size lock the sweep holds too, so that the sweep keeps it for the entry naming it.
-    (void)layout.dir().remove_file(temp);
     (void)layout.dir().set_mtime(path, fileops::now_ns());
     result.status = SaveStatus::stored;
     return result;
@@ -94,9 +92,8 @@ SaveResult DiskStore::Impl::save_inputs(std::string_view record, Digest128* dige
     error = std::make_error_code(std::errc::file_exists);  // a folder or FIFO squats the name
   }
   if (!error) error = ledger->mark_dirty(store_detail::kInputsSlot);
-  if (!error) error = layout.dir().rename(temp, path);
+  if (!error) error = record_file.commit(path);
   if (error) {
-    (void)layout.dir().remove_file(temp);
     return result.reason = "cannot store inputs record: " + error.message(), result;
   }
   const std::uint64_t old_bytes = before.kind == fileops::FileKind::regular ? before.size : 0;

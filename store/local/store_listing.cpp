@@ -47,12 +47,12 @@ std::vector<IndexedEntry> index_by_scan(const store_detail::StoreLayout& layout,
 void write_index(const store_detail::StoreLayout& layout, int slot, std::uint64_t generation,
                  const std::vector<IndexedEntry>& entries) {
   if (layout.dir().make_dir(index_dir())) return;
-  std::filesystem::path temp;
+  fileops::AtomicFile index(layout.dir());
   if (store_detail::write_temp_file(layout, store_detail::format_shard_index(slot, generation, entries), ".index.tmp",
-                                    &temp)) {
+                                    &index)) {
     return;
   }
-  if (layout.dir().rename(temp, index_file(slot))) (void)layout.dir().remove_file(temp);
+  (void)index.commit(index_file(slot));
 }
 
 constexpr std::size_t kVisitEntries = 512;
