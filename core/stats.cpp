@@ -11,8 +11,8 @@
 namespace jitcache {
 namespace {
 
-std::mutex g_mutex;
-CounterMap g_pending;
+std::mutex g_counts_mutex;
+CounterMap g_pending_counts;
 
 std::filesystem::path stats_file(const std::filesystem::path& root) { return root / "stats.json"; }
 
@@ -37,7 +37,7 @@ class StatsLock {
 // Far above any real counter file; a bigger one (or a FIFO, a device) is ignored, never waited on.
 constexpr std::uint64_t kMaxStatsBytes = 1 << 20;
 
-CounterMap parse(const std::filesystem::path& file) { return read_integer_members(file, kMaxStatsBytes); }
+CounterMap parse_counters(const std::filesystem::path& file) { return read_integer_members(file, kMaxStatsBytes); }
 
 bool write_atomically(const std::filesystem::path& file, const CounterMap& counters) {
   return write_file_atomically(file, nlohmann::json(counters).dump(2) + "\n");
@@ -46,32 +46,32 @@ bool write_atomically(const std::filesystem::path& file, const CounterMap& count
 }  // namespace
 
 void count(const std::string& name, std::int64_t amount) {
-  std::lock_guard lock(g_mutex);
-  g_pending[name] += amount;
+  std::lock_guard lock(g_counts_mutex);
+  g_pending_counts[name] += amount;
 }
 
 bool flush_stats(const std::filesystem::path& root, std::chrono::milliseconds wait) {
   CounterMap pending;
   {
-    std::lock_guard lock(g_mutex);
-    pending.swap(g_pending);
+    std::lock_guard lock(g_counts_mutex);
+    pending.swap(g_pending_counts);
   }
   if (pending.empty()) return true;
   StatsLock file_lock(root, wait);
   bool written = false;
   if (file_lock.held()) {
-    CounterMap totals = parse(stats_file(root));
+    CounterMap totals = parse_counters(stats_file(root));
     for (const auto& [name, amount] : pending) totals[name] += amount;
     written = write_atomically(stats_file(root), totals);
   }
   if (!written) {  // keep the counts for the next flush
-    std::lock_guard lock(g_mutex);
-    for (const auto& [name, amount] : pending) g_pending[name] += amount;
+    std::lock_guard lock(g_counts_mutex);
+    for (const auto& [name, amount] : pending) g_pending_counts[name] += amount;
   }
   return written;
 }
 
-CounterMap read_stats(const std::filesystem::path& root) { return parse(stats_file(root)); }
+CounterMap read_stats(const std::filesystem::path& root) { return parse_counters(stats_file(root)); }
 
 bool zero_stats(const std::filesystem::path& root) {
   StatsLock file_lock(root, std::chrono::seconds(10));  // the tool: a person is watching

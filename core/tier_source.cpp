@@ -7,14 +7,14 @@
 namespace jitcache {
 namespace {
 
-std::atomic<const TierFactory*> g_linked{nullptr};
+std::atomic<const TierFactory*> g_linked_tiers{nullptr};
 
 }  // namespace
 
-void link_tiers(const TierFactory& factory) { g_linked = &factory; }
+void link_tiers(const TierFactory& factory) { g_linked_tiers = &factory; }
 
 const TierFactory* tier_factory(std::string* why) {
-  if (const TierFactory* linked = g_linked.load()) return linked;
+  if (const TierFactory* linked = g_linked_tiers.load()) return linked;
   struct Loaded {
     const TierFactory* factory = nullptr;
     std::string why;

@@ -9,7 +9,7 @@ namespace {
 // Small sources are kept verbatim in the record so `jitcache explain` can show a diff.
 constexpr std::size_t kMaxInlineTextBytes = 4096;
 
-bool is_space(char c) {
+bool is_option_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
@@ -224,7 +224,7 @@ std::string normalize_options(std::string_view options) {
   normalized.reserve(options.size());
   bool pending_space = false;
   for (char c : options) {
-    if (is_space(c)) {
+    if (is_option_space(c)) {
       pending_space = !normalized.empty();
       continue;
     }

@@ -18,26 +18,26 @@ struct Served {
   bool via_shadow = false;
 };
 
-struct State {
+struct ServedPrograms {
   std::mutex mutex;
   std::unordered_map<cl_program, Served> programs;
   std::atomic<bool> any{false};  // lets queries on never-served programs skip the lock
 };
 
-State& state() {
-  static State* s = new State;  // never destroyed: hooks may run during exit
+ServedPrograms& served_programs() {
+  static ServedPrograms* s = new ServedPrograms;  // never destroyed: hooks may run during exit
   return *s;
 }
 
 // The record answering for `program` on `device` (nullptr device: any, for kernel queries), as
 // the hit left it (decoded by the first query that asks); null when none.
 std::shared_ptr<const LazyAnswers> lazy_answers_for(cl_program program, cl_device_id device) {
-  if (!state().any.load(std::memory_order_relaxed)) return nullptr;
+  if (!served_programs().any.load(std::memory_order_relaxed)) return nullptr;
   Served served;
   {
-    std::lock_guard lock(state().mutex);
-    auto it = state().programs.find(program);
-    if (it == state().programs.end()) return nullptr;
+    std::lock_guard lock(served_programs().mutex);
+    auto it = served_programs().programs.find(program);
+    if (it == served_programs().programs.end()) return nullptr;
     served = it->second;
   }
   if (served.via_shadow && !registry().shadow_of(program)) return nullptr;  // built for real since
@@ -56,7 +56,7 @@ std::shared_ptr<const RecordedAnswers> answers_for(cl_program program, cl_device
 // The record for the kernel's program: the app's program for kernels made from a shadow, the
 // kernel's own program otherwise (a linked program created from cached binaries).
 const RecordedKernel* kernel_record(cl_kernel kernel, std::shared_ptr<const RecordedAnswers>& holder) {
-  if (!state().any.load(std::memory_order_relaxed)) return nullptr;
+  if (!served_programs().any.load(std::memory_order_relaxed)) return nullptr;
   cl_program program = program_of_kernel(kernel);
   if (!program && next().clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof program, &program, nullptr) != CL_SUCCESS) {
     return nullptr;
@@ -109,15 +109,15 @@ AnswersByDevice answers_of_hits(Engine& engine, const std::vector<Lookup>& looku
 }
 
 void serve_recorded_answers(cl_program program, AnswersByDevice answers, bool via_shadow) {
-  std::lock_guard lock(state().mutex);
-  state().programs[program] = {std::move(answers), via_shadow};
-  state().any.store(true, std::memory_order_relaxed);
+  std::lock_guard lock(served_programs().mutex);
+  served_programs().programs[program] = {std::move(answers), via_shadow};
+  served_programs().any.store(true, std::memory_order_relaxed);
 }
 
 void drop_recorded_answers(cl_program program) {
-  if (!state().any.load(std::memory_order_relaxed)) return;
-  std::lock_guard lock(state().mutex);
-  state().programs.erase(program);
+  if (!served_programs().any.load(std::memory_order_relaxed)) return;
+  std::lock_guard lock(served_programs().mutex);
+  served_programs().programs.erase(program);
 }
 
 bool answer_recorded_build_info(cl_program program, cl_device_id device, cl_program_build_info param, size_t size,

@@ -11,8 +11,8 @@ namespace {
 
 // "jitcache-index 1 shard=ab gen=<20> entries=<20> xxh3=<16>\n", then one line per entry:
 // "<32 hex key> <bytes> <summary JSON>\n".
-constexpr std::string_view kMagic = "jitcache-index 1 shard=";
-constexpr std::size_t kHeaderLength = kMagic.size() + 2 + 5 + kNumberWidth + 9 + kNumberWidth + 6 + 16 + 1;
+constexpr std::string_view kIndexMagic = "jitcache-index 1 shard=";
+constexpr std::size_t kHeaderLength = kIndexMagic.size() + 2 + 5 + kNumberWidth + 9 + kNumberWidth + 6 + 16 + 1;
 
 bool number(std::string_view text, std::uint64_t* value) {
   if (text.empty() || text.size() > 20) return false;
@@ -24,7 +24,7 @@ bool number(std::string_view text, std::uint64_t* value) {
 }
 
 std::string header(int slot, std::uint64_t generation, std::size_t entries, std::string_view body) {
-  return std::string(kMagic) + shard_name(slot) + " gen=" + padded(generation) + " entries=" + padded(entries) +
+  return std::string(kIndexMagic) + shard_name(slot) + " gen=" + padded(generation) + " entries=" + padded(entries) +
          " xxh3=" + hex64(xxh3_64(body)) + "\n";
 }
 
@@ -58,7 +58,7 @@ std::optional<std::vector<IndexedEntry>> parse_shard_index(int slot, std::uint64
   const std::string_view body = text.substr(kHeaderLength);
   std::uint64_t count = 0;
   const std::string_view head = text.substr(0, kHeaderLength);
-  const std::string_view count_text = head.substr(kMagic.size() + 2 + 5 + kNumberWidth + 9, kNumberWidth);
+  const std::string_view count_text = head.substr(kIndexMagic.size() + 2 + 5 + kNumberWidth + 9, kNumberWidth);
   if (!number(count_text, &count) || count > body.size() / 34) return std::nullopt;
   if (head != header(slot, generation, static_cast<std::size_t>(count), body)) return std::nullopt;
 

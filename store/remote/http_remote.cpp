@@ -59,7 +59,7 @@ void authenticate(CURL* handle, const HttpEndpoint& endpoint, const RemoteConfig
 }
 
 // What a completed exchange's status means: 200 (201, 204 for PUT) ok, 404 miss, 401/403 refused.
-RemoteResult judge(const HttpExchange& exchange) {
+RemoteResult judge_http_status(const HttpExchange& exchange) {
   const long status = exchange.status;
   if (status == 200 || (exchange.method == HttpMethod::put && (status == 201 || status == 204))) return remote_result(RemoteStatus::ok);
   if (status == 404 && exchange.method != HttpMethod::put) return remote_result(RemoteStatus::miss);
@@ -100,7 +100,7 @@ RemoteResult HttpRemote::head(const std::string& path, std::uint64_t* size) {
 
 RemoteResult HttpRemote::exchange(HttpExchange& exchange) {
   return state_->transport.run(
-      config_, exchange, [&](void* handle) { authenticate(static_cast<CURL*>(handle), endpoint_, config_); }, judge);
+      config_, exchange, [&](void* handle) { authenticate(static_cast<CURL*>(handle), endpoint_, config_); }, judge_http_status);
 }
 
 RemoteResult HttpRemote::load(const Digest128& key) {

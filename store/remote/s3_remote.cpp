@@ -61,7 +61,7 @@ std::string hint(const std::string& code) {
 // What a completed exchange's status means: 200 (201, 204 for PUT) ok, 404 miss, 412 on a
 // conditional create ok (stored by someone else), 401 / 403 refused, a PUT refused by the
 // bucket's policy (AccessDenied) read-only; everything else an error.
-RemoteResult judge(const HttpExchange& exchange) {
+RemoteResult judge_s3_status(const HttpExchange& exchange) {
   const long status = exchange.status;
   const bool put = exchange.method == HttpMethod::put;
   if (status == 200 || (put && (status == 201 || status == 204))) return remote_result(RemoteStatus::ok);
@@ -183,7 +183,7 @@ RemoteResult S3Remote::exchange(HttpExchange& exchange) {
         curl_easy_setopt(handle, CURLOPT_USERNAME, credentials.access_key_id.c_str());
         curl_easy_setopt(handle, CURLOPT_PASSWORD, credentials.secret_access_key.c_str());
       },
-      judge);
+      judge_s3_status);
 }
 
 RemoteResult S3Remote::get(const std::string& key, std::size_t max_bytes) {
