@@ -3,7 +3,8 @@
 # library that define one name in an anonymous namespace build today only while CMake's batches of
 # 8 keep them apart, and adding a file, or a source property that takes a file out of the batches
 # (the asan build's UBSan exception), moves the boundaries: CI's asan build once failed that way.
-# Configures build-unity-names (BUILD_DIR picks another folder); about a minute on 2 cores.
+# Configures build-unity-names (BUILD_DIR picks another folder); about a minute on 2 cores. Needs
+# python3 (scripts/install-deps.sh --tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${BUILD_DIR:-build-unity-names}
