@@ -4,13 +4,16 @@ on, each app's own binary cache off), in one go on one machine:
   PoCL warm  the same again at once: PoCL's own second run
   cold       under jitcache, PoCL's cache and jitcache's emptied first
   run 2      the same at once, the moment the cold run exits (its capture helper may still work)
-  run 3      after `jitcache wait`
+  run 3      after `jitcache wait`, traced: its hits of its lookups (row run3_hits: wall_s = hits,
+             cpu_s = lookups); row helpers_done: seconds from run 2's end until every helper exited
+BENCH_POCL_KERNEL_CACHE=0 turns PoCL's kernel cache off for every run (results: <name>-pocl-off).
 The cold run's CPU is the app's plus its capture helper's (this process is a child subreaper: the
 detached helper is re-parented here when the app exits and reaped with its worker's time).
 Rows go to <results>/next_run.csv; next_run.md has the ratios of each rep (BENCH_RESULT_NAME
 renames both: next_run-busy for the run on a machine whose every core is loaded, next_run.sh).
 Usage: next_run.py BUILD_DIR RESULTS_DIR REPS APP... (APP: name=command line, split on spaces)."""
 import ctypes
+import json
 import os
 import resource
 import shutil
@@ -63,6 +66,8 @@ def main():
             env = dict(os.environ, BENCH_WORK=work, POCL_CACHE_DIR=os.path.join(work, "pocl"), PYOPENCL_NO_CACHE="1",
                        PYOPENCL_CTX="0", OPENCV_OPENCL_CACHE_ENABLE="0", OPENCV_OPENCL_DEVICE=":CPU:")
             env.pop("POCL_KERNEL_CACHE", None)  # the default: on
+            if os.environ.get("BENCH_POCL_KERNEL_CACHE") == "0":
+                env["POCL_KERNEL_CACHE"] = "0"
             env.pop("LD_PRELOAD", None)
             results_of = {}
             for variant in ("no_cache", "pocl_warm"):
@@ -73,15 +78,22 @@ def main():
             cached = dict(env, LD_PRELOAD=shim, JITCACHE_DIR=os.path.join(work, "cache"))
             wall, cpu0, code = timed(argv, cached)
             run2 = timed(argv, cached)  # at once: the cold run's helper may still be at work
+            run2_end = time.monotonic()
             reap_orphans()  # both runs' helpers: the cold run's CPU below includes what they did
+            results_of["helpers_done"] = (time.monotonic() - run2_end, None, 0)
             results_of["cold"] = (wall, None, code)
             results_of["run2"] = (run2[0], None, run2[2])
             total_cpu = children_cpu() - cpu0
             subprocess.run([tool, "wait", "--dir", cached["JITCACHE_DIR"]], stdout=subprocess.DEVNULL)
             cpu3 = children_cpu()
-            wall3, _, code3 = timed(argv, cached)
+            traces = os.path.join(work, "traces-run3")
+            wall3, _, code3 = timed(argv, dict(cached, JITCACHE_TRACE="1", JITCACHE_TRACE_DIR=traces))
             reap_orphans()
             results_of["run3"] = (wall3, children_cpu() - cpu3, code3)
+            verdicts = [json.load(open(os.path.join(traces, f))).get("verdict") for f in os.listdir(traces)
+                        if f.endswith(".json")] if os.path.isdir(traces) else []
+            verdicts = [v for v in verdicts if v != "captured"]  # its helper's records: not lookups
+            results_of["run3_hits"] = (float(verdicts.count("hit")), float(len(verdicts)), 0)
             results_of["cold_and_run2_cpu"] = (0.0, total_cpu, 0)
             for variant, (wall, cpu, code) in results_of.items():
                 rows.append((name, variant, rep, wall, cpu, code))
@@ -89,6 +101,8 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
     os.makedirs(results, exist_ok=True)
     result_name = os.environ.get("BENCH_RESULT_NAME", "next_run")
+    if os.environ.get("BENCH_POCL_KERNEL_CACHE") == "0":
+        result_name += "-pocl-off"
     with open(os.path.join(results, result_name + ".csv"), "w") as out:
         out.write("app,variant,rep,wall_s,cpu_s,exit_code\n")
         for name, variant, rep, wall, cpu, code in rows:
@@ -101,14 +115,16 @@ def write_report(rows, path):
     for name, variant, rep, wall, cpu, code in rows:
         by.setdefault((name, rep), {})[variant] = (wall, cpu, code)
     lines = ["| app | rep | no cache s | PoCL warm s | cold s | run 2 s | run 3 s | run 2 / no cache | "
-             "run 2 / PoCL warm | cold / no cache | CPU: cold + run 2 (+ helpers) / 2 no-cache runs | failures |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "run 2 / PoCL warm | cold / no cache | CPU: cold + run 2 (+ helpers) / 2 no-cache runs | "
+             "helpers done s after run 2 | run 3 hits | failures |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for (name, rep), v in sorted(by.items()):
         nc, pw, cold, r2, r3 = (v[k][0] for k in ("no_cache", "pocl_warm", "cold", "run2", "run3"))
         cpu_ratio = v["cold_and_run2_cpu"][1] / (v["no_cache"][1] + v["pocl_warm"][1])
         failed = sum(1 for k in ("no_cache", "pocl_warm", "cold", "run2", "run3") if v[k][2] != 0)
         lines.append(f"| {name} | {rep} | {nc:.2f} | {pw:.2f} | {cold:.2f} | {r2:.2f} | {r3:.2f} | "
-                     f"{r2 / nc:.2f} | {r2 / pw:.2f} | {cold / nc:.2f} | {cpu_ratio:.2f} | {failed} |")
+                     f"{r2 / nc:.2f} | {r2 / pw:.2f} | {cold / nc:.2f} | {cpu_ratio:.2f} | "
+                     f"{v['helpers_done'][0]:.1f} | {v['run3_hits'][0]:.0f} of {v['run3_hits'][1]:.0f} | {failed} |")
     with open(path, "w") as out:
         out.write("\n".join(lines) + "\n")
 

@@ -10,6 +10,7 @@
 // that wants a key nobody has started builds it itself, one that waits for a key the helper builds
 // gets it the moment it is stored, and one that goes through an app's programs in their order (the
 // app run again) finds each next one stored or under way, never waiting behind the whole queue.
+// A key another process builds now (it holds the key's build lock) waits behind the other jobs.
 #include "capture/helper_process.hpp"
 
 #include <algorithm>
@@ -21,6 +22,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -410,12 +412,16 @@ class Helper {
     hold_locks_of_next_only();
   }
 
-  // The job to start next: one that another process waits for (its `.wanted` marker) first.
-  std::deque<Job>::iterator next_job() {
+  // The job to start next: one that another process waits for (its `.wanted` marker) first. Jobs in
+  // `skip` (put back this round: start_next) only when nothing else is left.
+  std::deque<Job>::iterator next_job(const std::set<Digest128>& skip = {}) {
+    auto first = pending_.end();
     for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+      if (skip.count(it->key)) continue;
       if (store_.key_wanted(it->key)) return it;
+      if (first == pending_.end()) first = it;
     }
-    return pending_.begin();
+    return first != pending_.end() ? first : pending_.begin();
   }
 
   // Of the jobs not started, only the next one holds its build lock (taken while one is being
@@ -479,15 +485,30 @@ class Helper {
     return std::any_of(pending_.begin(), pending_.end(), [&](const Job& job) { return store_.key_wanted(job.key); });
   }
 
+  // A key whose build lock another process holds is being built there now: a run that wanted it
+  // before this helper started it builds it itself (helper_wait.cpp). Such a job goes behind the
+  // others, which the worker builds meanwhile: waiting behind that run left the worker idle while
+  // the run, going on, found each next key not started either and built it too, one step ahead of
+  // the helper, so that every key was compiled twice. Once only such jobs are left, the helper waits
+  // for the lock (JITCACHE_WAIT_MS) and builds the key unless someone stored it meanwhile.
   void start_next() {
+    std::set<Digest128> put_back;  // this round's jobs whose key another process builds now
     while (!pending_.empty()) {
-      auto pick = next_job();
+      const bool only_put_back_left = put_back.size() >= pending_.size();
+      auto pick = next_job(put_back);
       Job job = std::move(*pick);
       pending_.erase(pick);
       if (marked_next_ == job.key) marked_next_.reset();  // its marker is rewritten as it starts
       worker_started_ = false;
-      if (!job.lock.held() && store_.lock_key(job.key, std::chrono::milliseconds(settings_.wait_ms), &job.lock)) {
-        continue;  // another process holds it all that time: its builder stores it, or the next run builds it
+      if (!job.lock.held()) {
+        const std::chrono::milliseconds wait(only_put_back_left ? settings_.wait_ms : 0);
+        const std::error_code busy = store_.lock_key(job.key, wait, &job.lock);
+        if (busy == std::errc::resource_unavailable_try_again && !only_put_back_left) {
+          put_back.insert(job.key);
+          pending_.push_back(std::move(job));
+          continue;
+        }
+        if (busy) continue;  // another process held it all that time: its builder stores it, or the next run builds it
       }
       if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
       if (!send_to_worker(job)) {

@@ -280,6 +280,7 @@ Lookup Engine::lookup(const PreparedProgram& program, const TargetIdentity& targ
                      find_on_disk(lookup) || claim_across_processes(lookup, context);
   if (!found && remote_) remote_->fetch(lookup);  // a hit there is written to disk once loaded
   if (lookup.hit() && !lookup.answers) lookup.answers = answers_text_of(lookup.sidecar);
+  if (!lookup.hit()) expect_capture(lookup, context.build);
   return lookup;
 }
 
@@ -517,8 +518,19 @@ void Engine::refuse_served(const ServedEntry& entry, const std::string& reason) 
   log_warning("cache entry " + entry.key.hex() + " dropped after it was served: " + reason);
 }
 
-void Engine::built(Lookup& lookup, BuildResult result) {
+void Engine::deliver(Lookup& lookup, BuildOutcome outcome) {
+  BuildResult& result = outcome.result;
+  if (!outcome.uncacheable.empty()) return not_stored(lookup, std::move(result), std::move(outcome.uncacheable));
+  if (!outcome.unloadable.empty()) return unloadable(lookup, result.build_us, result.load_check_us, outcome.unloadable);
   if (refused_changed_input(lookup, result)) return;
+  auto binary = std::make_shared<const std::string>(std::move(result.binary));
+  std::shared_ptr<const std::string> answers = result.answers.is_null() ? nullptr : answers_text(result.answers);
+  if (outcome.keep_in_memory) remember(lookup, {nullptr, binary, binary->size(), result.build_us, answers});
+  built(lookup, std::move(result), std::move(binary), std::move(answers));
+}
+
+void Engine::built(Lookup& lookup, BuildResult result, std::shared_ptr<const std::string> binary,
+                   std::shared_ptr<const std::string> answers) {
   count(capture_helper_mark() ? "captured_by_helper" : counter::miss);
   lookup.timings.build_us = result.build_us;
   lookup.timings.load_check_us = result.load_check_us;
@@ -537,12 +549,7 @@ void Engine::built(Lookup& lookup, BuildResult result) {
   };
   if (!settings_.label.empty()) sidecar["label"] = settings_.label;
   if (result.captured_after_use) sidecar[kCapturedAfterUseField] = true;
-  std::shared_ptr<const std::string> answers;
-  if (!result.answers.is_null()) {
-    answers = answers_text(result.answers);
-    sidecar[kAnswersField] = std::move(result.answers);
-  }
-  auto binary = std::make_shared<const std::string>(std::move(result.binary));
+  if (!result.answers.is_null()) sidecar[kAnswersField] = std::move(result.answers);
   if (lookup.claim) {  // waiting threads take the binary now; other processes once it is stored
     FlightOutcome outcome;
     outcome.kind = FlightOutcome::Kind::built;

@@ -1,8 +1,8 @@
 // The one "lookup -> build -> store" engine shared by every API adapter. Adapters describe a build
 // as ProgramInputs + TargetIdentity and ask for a Lookup per device. A hit ends with loaded(); a
 // miss (or a rejected() hit) is built for real and handed to finish() with what the driver said,
-// which ends it (a failure, a capture helper's) or says when to read the binary for built(). No
-// OpenCL or Level Zero types here.
+// which ends it (a failure, a capture helper's) or says when to read the binary for deliver(): a
+// miss is lookup(), finish(), deliver(). No OpenCL or Level Zero types here.
 //
 // lookup() asks the memory tier of the caller's scope, then the read-only packs (JITCACHE_PACKS,
 // docs/pack-format.md), then joins or leads the in-process flight for the key (waiting for a
@@ -68,8 +68,8 @@ class Engine {
   Lookup lookup(const PreparedProgram& program, const TargetIdentity& target, std::string device,
                 const LookupContext& context = {});
 
-  // Keeps what the adapter built or loaded for this lookup in the memory tier of its scope. Call
-  // it before loaded()/built(), so that threads waiting for this build find it there.
+  // Keeps what the adapter loaded for this hit in the memory tier of its scope. Call it before
+  // loaded(). (A build's binary is kept by deliver().)
   void remember(const Lookup& lookup, MemoryValue value);
   // The scope (context) is gone: drop its memory-tier entries.
   void forget_scope(MemoryScope scope);
@@ -87,24 +87,21 @@ class Engine {
   // helper, or auto on PoCL, where reading it generates every kernel's code: docs/benchmarks.md),
   // unless someone waits for the key (they need the binary now), inputs are not kept or the build
   // cannot be replayed; with capture = release (or a refresh) the adapter keeps the program and
-  // reads it when the app is done with it. Else the adapter reads it now. Then built().
+  // reads it when the app is done with it. Else the adapter reads it now. Then deliver().
   AfterBuild finish(std::span<Lookup> lookups, const BuildEnd& end);
-  // The binary the adapter read after finish(): store it in the background.
-  void built(Lookup& lookup, BuildResult result);
-  // Before a missed build that a capture helper will likely store: starts this process's helper
-  // (once), which loads the driver for the lookup's device meanwhile.
-  void expect_capture(const Lookup& lookup, const BuildFacts& facts);
+  // What the adapter read after finish() ends the lookup: a binary is kept in the memory tier of
+  // its scope (first, so that threads waiting for the build find it there) and stored in the
+  // background; an uncacheable or unloadable build ends it unstored, its reason traced (an
+  // unloadable one warns once, counted capture_helper_unloadable or warm_unloadable,
+  // core/replay_mark.hpp: the key stays a miss for the next build).
+  void deliver(Lookup& lookup, BuildOutcome outcome);
   // In a capture helper's worker: the helper holds the build lock of `key` for this process, so
   // the lookup of that key takes no lock of its own (it would wait for the helper).
   void build_lock_held_for(const Digest128& key);
-  // A replay's binary did not load back (`why`): nothing is stored, the key stays a miss (for the
-  // app's next build, or the next `jitcache warm`); one warning, counted capture_helper_unloadable
-  // or warm_unloadable (core/replay_mark.hpp), the reason traced and kept for why_not_stored.
-  void unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t load_check_us, const std::string& why);
   // In a replay process: why a build of `key` ended without storing anything (the trace's
   // reason), for the replay's own report; "" when none did.
   std::string why_not_stored(const Digest128& key) const;
-  // The build cannot be cached at all.
+  // The build cannot be cached at all, known before any lookup (a lookup's build ends in deliver()).
   void uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason);
 
   // Waits (bounded) for background stores, then saves the stats. At exit it also starts the
@@ -121,6 +118,13 @@ class Engine {
   bool awaited(const Lookup& lookup) const;
   bool helper_may_capture(const Lookup& lookup, const BuildFacts& facts) const;
   void hand_to_helper(Lookup& lookup, std::uint64_t build_us);
+  // Before a missed build that a capture helper will likely store (lookup() on a miss): starts this
+  // process's helper (once), which loads the driver for the lookup's device meanwhile.
+  void expect_capture(const Lookup& lookup, const BuildFacts& facts);
+  // The ends deliver() picks: stored (in the background), or unstored with the reason.
+  void built(Lookup& lookup, BuildResult result, std::shared_ptr<const std::string> binary,
+             std::shared_ptr<const std::string> answers);
+  void unloadable(Lookup& lookup, std::uint64_t build_us, std::uint64_t load_check_us, const std::string& why);
   void end(Lookup& lookup);  // counts, writes the trace
   void drop(const ServedEntry& entry);  // a refused entry: out of every tier, never served again
   // The steps of lookup(), in order; each returns true when it answered the lookup.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -47,6 +48,28 @@ struct BuildResult {
   std::uint64_t load_check_us = 0;
 };
 
+// What the adapter read of a build that Engine::finish told it to read, for Engine::deliver: the
+// binary to store, or why there is none to store.
+struct BuildOutcome {
+  BuildResult result;       // its binary is stored when neither reason below is set
+  std::string uncacheable;  // the build cannot be cached (the driver gave no binary, reading it is unsafe, ...)
+  std::string unloadable;   // a replay's binary did not load back (shim/opencl/load_back.hpp)
+  // The memory tier of the lookup's scope keeps the binary for the next build of the key in this
+  // process (a refresh that stored no new code does not: the next build looks at the store again).
+  bool keep_in_memory = true;
+
+  static BuildOutcome read(BuildResult result) {
+    BuildOutcome outcome;
+    outcome.result = std::move(result);
+    return outcome;
+  }
+  static BuildOutcome cannot_cache(std::string why) {
+    BuildOutcome outcome;
+    outcome.uncacheable = std::move(why);
+    return outcome;
+  }
+};
+
 // What the adapter knows of a missed build and its driver that decides what follows the build
 // (Engine::finish): the adapter hands over what the driver said and is told what to do.
 struct BuildFacts {
@@ -70,8 +93,8 @@ struct BuildEnd {
 // What the adapter does after Engine::finish.
 enum class AfterBuild {
   done,        // the build failed, or a capture helper stores it: nothing to read
-  read_now,    // read the binary now, then end each lookup with Engine::built()
-  read_later,  // keep the program; read its binary when the app is done with it, then built()
+  read_now,    // read the binary now, then end each lookup with Engine::deliver()
+  read_later,  // keep the program; read its binary when the app is done with it, then deliver()
 };
 
 // Sidecars keep the build log up to this many bytes.
@@ -104,6 +127,10 @@ struct LookupContext {
   // False when the driver rebuilds a program it built before cheaply (PoCL with its own kernel
   // cache on): a key whose capture is still in flight is then built here rather than waited for.
   bool wait_for_captures = true;
+  // What the adapter knows of the build a miss leads (one device, a lazy binary): a miss that a
+  // capture helper will likely store starts this process's helper at once, which loads the driver
+  // while the app builds. The default expects none.
+  BuildFacts build;
 };
 
 struct LookupClaim;  // engine-internal: the flight a lookup leads and the build lock it holds

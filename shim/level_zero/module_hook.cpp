@@ -104,33 +104,22 @@ bool serve_from_cache(Engine& engine, Lookup& lookup, const CreateCall& call) {
 }
 
 // After a successful create: the driver's native binary is read, checked (a replay loads it back)
-// and stored, or the lookup ends uncacheable / unloadable.
+// and delivered to the engine, or why it cannot be stored.
 void store_built(Engine& engine, Lookup& lookup, const CreateCall& call, std::string log, std::uint64_t build_us) {
-  nlohmann::json answers;  // what a hit answers for the app's log handle
   std::string binary = native_binary(*call.module);
-  if (binary.empty()) {
-    engine.uncacheable(*lookup.program, lookup.device, "driver returned no native binary");
-    return;
-  }
-  if (std::string problem; (answers = answers_json(log, &problem)).is_null()) {
-    engine.uncacheable(*lookup.program, lookup.device, problem);
-    return;
-  }
+  if (binary.empty()) return engine.deliver(lookup, BuildOutcome::cannot_cache("driver returned no native binary"));
+  std::string problem;
+  nlohmann::json answers = answers_json(log, &problem);  // what a hit answers for the app's log handle
+  if (answers.is_null()) return engine.deliver(lookup, BuildOutcome::cannot_cache(problem));
   std::vector<std::string> names = kernel_names(*call.module);
-  std::uint64_t load_check_us = 0;
+  BuildOutcome outcome = BuildOutcome::read({std::move(binary), std::move(names), std::move(log), build_us, std::move(answers)});
   if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them
-    break_binary_for_tests(binary);
-    std::string why = load_back(call.context, call.device, binary, call.desc->pBuildFlags, names, &load_check_us);
-    if (!why.empty()) {
-      engine.unloadable(lookup, build_us, load_check_us, why);
-      return;
-    }
+    BuildResult& result = outcome.result;
+    break_binary_for_tests(result.binary);
+    outcome.unloadable = load_back(call.context, call.device, result.binary, call.desc->pBuildFlags,
+                                   result.kernel_names, &result.load_check_us);
   }
-  MemoryValue value = memory_value(binary, build_us);
-  value.answers = answers_text(answers);
-  engine.remember(lookup, std::move(value));
-  engine.built(lookup, {std::move(binary), std::move(names), std::move(log), build_us, std::move(answers), false,
-                        load_check_us});
+  engine.deliver(lookup, std::move(outcome));
 }
 
 // The real create; the engine ends a failed one (the app gets the driver's error), a successful

@@ -66,8 +66,13 @@ Parked& parked() {
   return *p;
 }
 
-// Reads each device's binary and hands it to the engine (and, for single-device builds, to the
-// memory tier, so that a later build of the key in this context loads the bytes once).
+// Ends every lookup of the build unstored, for `why`.
+void deliver_uncacheable(BuiltProgram& built, const std::string& why) {
+  for (Lookup& lookup : built.lookups) built.engine->deliver(lookup, BuildOutcome::cannot_cache(why));
+}
+
+// Reads each device's binary and delivers it to the engine (which keeps a single-device build's in
+// the memory tier, so that a later build of the key in this context loads the bytes once).
 // `after_use`: the app is done with the program (parked programs).
 void store(BuiltProgram& built, bool after_use) {
   // The kernel names first: they tell whether reading the binaries could take the app down.
@@ -75,51 +80,37 @@ void store(BuiltProgram& built, bool after_use) {
   std::optional<cpu_account::Step> answering(std::in_place, "answers");
   std::vector<std::string> kernel_names = kernel_names_of(built.program);
   if (std::string risk = binary_read_risk(built.devices, kernel_names); !risk.empty()) {
-    for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, risk);
-    return;
+    return deliver_uncacheable(built, risk);
   }
   // What a hit must answer as this build did; without it the entry would answer otherwise.
   RecordedBuild recorded = record_build(built.program, built.devices, kernel_names);
-  if (!recorded.problem.empty()) {
-    for (Lookup& lookup : built.lookups) built.engine->uncacheable(*lookup.program, lookup.device, recorded.problem);
-    return;
-  }
+  if (!recorded.problem.empty()) return deliver_uncacheable(built, recorded.problem);
   answering.reset();
   std::optional<cpu_account::Step> reading(std::in_place, "read_binary");  // PoCL generates the kernels' code here
   std::vector<std::string> binaries = read_binaries(built.program, built.devices);
   reading.reset();
   for (size_t d = 0; d < built.lookups.size(); ++d) {
     Lookup& lookup = built.lookups[d];
-    if (binaries[d].empty()) {
-      built.engine->uncacheable(*lookup.program, lookup.device, "driver returned no binary");
+    BuildOutcome outcome = BuildOutcome::read({std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]),
+                                               built.build_us, std::move(recorded.answers[d]), after_use});
+    std::string& binary = outcome.result.binary;
+    if (binary.empty()) {
+      built.engine->deliver(lookup, BuildOutcome::cannot_cache("driver returned no binary"));
       continue;
     }
     // A refresh whose binary did not grow: not kept in memory, so that the next build of the key in
     // this process looks at the store and is refreshed again (take_refresh_again).
-    const bool grew = !built.earlier_binary || binaries[d].size() > built.earlier_binary->size();
+    const bool grew = !built.earlier_binary || binary.size() > built.earlier_binary->size();
     if (built.refresh && !grew) refresh_again(lookup.key.key);
-    if (built.uses_memory_tier && grew) {
-      MemoryValue value;
-      value.binary = std::make_shared<const std::string>(binaries[d]);
-      value.bytes = binaries[d].size();
-      value.compile_us = built.build_us;
-      value.answers = answers_text(recorded.answers[d]);
-      built.engine->remember(lookup, std::move(value));
-    }
+    outcome.keep_in_memory = built.uses_memory_tier && grew;
     if (built.refresh && after_use) count(counter::entry_refreshed);
-    std::uint64_t load_check_us = 0;
     if (replay_mark()) {  // a replay (warm, helper) proves the bytes load before every app gets them (load_back.hpp)
-      break_binary_for_tests(binaries[d]);
-      std::optional<cpu_account::Step> checking(std::in_place, "load_back");
-      std::string why = load_back(built.devices[d], binaries[d], lookup.program->options, kernel_names, &load_check_us);
-      checking.reset();
-      if (!why.empty()) {
-        built.engine->unloadable(lookup, built.build_us, load_check_us, why);
-        continue;
-      }
+      break_binary_for_tests(binary);
+      cpu_account::Step checking("load_back");
+      outcome.unloadable = load_back(built.devices[d], binary, lookup.program->options, kernel_names,
+                                     &outcome.result.load_check_us);
     }
-    built.engine->built(lookup, {std::move(binaries[d]), kernel_names, std::move(recorded.logs[d]), built.build_us,
-                                 std::move(recorded.answers[d]), after_use, load_check_us});
+    built.engine->deliver(lookup, std::move(outcome));
   }
 }
 
@@ -193,11 +184,7 @@ void capture_all_at_exit() {
   log_info("capture = release: " + std::to_string(left.size()) +
            " parked program(s) not stored at exit (exit() was not called on the main thread, or it "
            "never called OpenCL; reading a binary this late is unsafe)");
-  for (BuiltProgram& built : left) {
-    for (Lookup& lookup : built.lookups) {
-      built.engine->uncacheable(*lookup.program, lookup.device, "capture at exit skipped");
-    }
-  }
+  for (BuiltProgram& built : left) deliver_uncacheable(built, "capture at exit skipped");
 #else
   capture_parked([](const BuiltProgram&) { return true; });
 #endif
@@ -226,13 +213,6 @@ void park(BuiltProgram built) {
 }
 
 }  // namespace
-
-void expect_capture(Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup) {
-  BuildFacts facts;
-  facts.single_device = devices.size() == 1;
-  facts.lazy_binary = !devices.empty() && target_of(devices.front(), next()).pocl;
-  engine.expect_capture(lookup, facts);
-}
 
 void finish_build(BuiltProgram built, bool succeeded, const std::string& failure) {
   BuildEnd end{succeeded, failure, built.build_us, succeeded ? facts_of(built) : BuildFacts{}};

@@ -33,10 +33,6 @@ struct BuiltProgram {
   std::shared_ptr<const std::string> earlier_binary;
 };
 
-// Before a missed build that a capture helper will likely store: the helper starts now and loads
-// the driver while the app builds (Engine::expect_capture).
-void expect_capture(Engine& engine, const std::vector<cl_device_id>& devices, const Lookup& lookup);
-
 // After the real build: hands what the driver said to the engine (Engine::finish), then stores
 // the binaries now, parks the program, or does nothing (failed, or a capture helper stores it).
 void finish_build(BuiltProgram built, bool succeeded, const std::string& failure);

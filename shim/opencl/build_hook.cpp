@@ -224,6 +224,9 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
   }
 
   LookupContext context;
+  // A miss that a capture helper will likely store starts the helper now (Engine::lookup).
+  context.build.single_device = pending->devices.size() == 1;
+  context.build.lazy_binary = target_of(pending->devices.front(), next()).pocl;
   if (uses_memory_tier(*pending)) {
     context.memory_scope = reinterpret_cast<MemoryScope>(tracked->context);
     context.wait_for_captures = !rebuilds_cheaply(pending->devices.front());
@@ -270,7 +273,6 @@ cl_int cached_build(cl_program program, cl_uint num_devices, const cl_device_id*
       lookup.binary.clear();
     }
   }
-  if (!pending->refresh) expect_capture(*engine, pending->devices, pending->lookups.front());
   return build_for_real(std::move(pending), options);
 }
 

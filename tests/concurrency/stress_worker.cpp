@@ -93,7 +93,7 @@ int run_engine(std::uint64_t keys, int rounds, int threads, std::uint64_t compil
           std::lock_guard lock(output);
           std::printf("compile %" PRIu64 " %" PRId64 " %" PRId64 "\n", key, start, end);
         }
-        engine->built(lookup, {std::move(binary), {"k"}, "", compile_us, nullptr});
+        engine->deliver(lookup, BuildOutcome::read({std::move(binary), {"k"}, "", compile_us, nullptr}));
       }
     }
   };

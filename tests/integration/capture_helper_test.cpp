@@ -514,6 +514,41 @@ TEST_F(CaptureHelper, ARunDoesNotWaitForAKeyNobodyStarted) {
   EXPECT_EQ(third.verdicts["hit"], 2);
 }
 
+// A run that builds a key itself holds its build lock while it does (above). A helper that comes
+// to that key meanwhile builds its other keys first, rather than wait behind the run with its
+// worker idle (and then build each next key a step behind the run, which found it not started
+// and built it too), and comes back to the key once the lock is free. The test plays the run: it
+// holds the build lock of the app's first program, the helper's first job.
+TEST_F(CaptureHelper, AHelperBuildsItsOtherKeysWhileAnotherProcessBuildsOne) {
+  std::map<std::string, std::string> env = pausing_helpers();
+  env["JITCACHE_WAIT_MS"] = "600000";  // a helper that waits for the lock waits past the test's bound
+  CachedRun first = run_app(example(), env, false);
+  expect_success(first.result);
+  ASSERT_EQ(captured_outside(first), 2);
+  std::vector<nlohmann::json> in_order = first.traces;
+  std::sort(in_order.begin(), in_order.end(), [](const nlohmann::json& a, const nlohmann::json& b) {
+    return a.value("time", "") < b.value("time", "");
+  });
+  const std::string first_key = in_order.front().value("key", "");
+  wait_until_paused();
+  const int run_building = ::open((cache / "locks" / (first_key + ".lock")).c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ASSERT_GE(run_building, 0);
+  ASSERT_EQ(::flock(run_building, LOCK_EX), 0);
+  open_gate();
+  const bool other_stored = wait_until([&] { return !entry_files(cache).empty(); }, std::chrono::seconds(300));
+  const std::vector<fs::path> stored = entry_files(cache);
+  ::close(run_building);
+  ASSERT_TRUE(other_stored) << "the helper waited behind the key another process builds";
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_NE(stored.front().stem().string(), first_key);
+  wait_for_captures(cache);
+  EXPECT_EQ(entry_files(cache).size(), 2u) << "the helper did not come back to the key it put back";
+  EXPECT_EQ(counter("captured_by_helper"), 2);
+  CachedRun second = run_app(example(), {}, false);
+  expect_success(second.result);
+  EXPECT_EQ(second.verdicts["hit"], 2);
+}
+
 // With PoCL's own kernel cache on (its default) a program it built once is rebuilt for about the
 // price of a load: a run that finds a key's capture in flight and its build lock held (as by a
 // helper busy with it) builds it through PoCL's cache instead of waiting. The test plays the helper:
