@@ -101,7 +101,8 @@ class Engine {
   // In a replay process: why a build of `key` ended without storing anything (the trace's
   // reason), for the replay's own report; "" when none did.
   std::string why_not_stored(const Digest128& key) const;
-  // The build cannot be cached at all, known before any lookup (a lookup's build ends in deliver()).
+  // The build cannot be cached at all, known before any lookup (a lookup's build ends in deliver()),
+  // or too late to end its lookup (at exit, when the driver's objects must not be released).
   void uncacheable(const ProgramInputs& program, const std::string& device, const std::string& reason);
 
   // Waits (bounded) for background stores, then saves the stats. At exit it also starts the

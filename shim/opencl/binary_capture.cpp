@@ -184,7 +184,13 @@ void capture_all_at_exit() {
   log_info("capture = release: " + std::to_string(left.size()) +
            " parked program(s) not stored at exit (exit() was not called on the main thread, or it "
            "never called OpenCL; reading a binary this late is unsafe)");
-  for (BuiltProgram& built : left) deliver_uncacheable(built, "capture at exit skipped");
+  // Counted and traced only: ending the lookups could release the driver's objects (the memory
+  // tier's), and its statics may be gone by now.
+  for (BuiltProgram& built : left) {
+    for (Lookup& lookup : built.lookups) {
+      built.engine->uncacheable(*lookup.program, lookup.device, "capture at exit skipped");
+    }
+  }
 #else
   capture_parked([](const BuiltProgram&) { return true; });
 #endif
