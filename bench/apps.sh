@@ -4,6 +4,7 @@ apps_dir=$repo/tests/apps
 declare -A command=(
   [example]="$build/examples/opencl/opencl_example --kernels $repo/examples/opencl/kernels"
   [many100]="/usr/bin/python3 $repo/tests/integration/apps/pyopencl_many_programs.py 100"
+  [many30]="/usr/bin/python3 $repo/tests/integration/apps/pyopencl_many_programs.py 30"
   [pyopencl]="/usr/bin/python3 $apps_dir/pyopencl_array_app.py"
   [opencv]="/usr/bin/python3 $apps_dir/opencv_umat_app.py"
   [clblast]="/usr/bin/clblast_test_xscal"
