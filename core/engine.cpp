@@ -152,6 +152,15 @@ KeyLock keep_build_lock(std::shared_ptr<LookupClaim>& claim) {
   claim.reset();  // publishes "abandoned" to threads of this process that wait: they look again
   return lock;
 }
+
+// A lookup handed to the background writer, without the adapter's object (a memory hit's shadow
+// program): the adapter's threads release their objects, never the writer's. Released there last,
+// at exit, a PoCL program's removal of its scratch folder raced the exit handler's removal of the
+// same folder (shim/opencl/driver_quirks.cpp), and PoCL aborted.
+std::shared_ptr<Lookup> for_writer(Lookup& lookup) {
+  lookup.memory.object.reset();
+  return std::make_shared<Lookup>(std::move(lookup));
+}
 }  // namespace
 
 Engine::Engine(Settings settings, std::unique_ptr<DiskStore> store)
@@ -483,7 +492,7 @@ void Engine::loaded(Lookup& lookup, std::uint64_t load_us) {
   }
   // Waking the writer costs a hit more than the rest of a memory hit: only when there is work.
   if (lookup.tier != Tier::remote && !settings_.trace) return;
-  auto finished = std::make_shared<Lookup>(std::move(lookup));
+  auto finished = for_writer(lookup);
   BackgroundWriter::instance().post([this, finished] {
     if (finished->tier == Tier::remote) {
       Stopwatch storing;
@@ -558,7 +567,7 @@ void Engine::built(Lookup& lookup, BuildResult result, std::shared_ptr<const std
     outcome.answers = answers;
     lookup.claim->publish(std::move(outcome));
   }
-  auto pending = std::make_shared<Lookup>(std::move(lookup));
+  auto pending = for_writer(lookup);
   BackgroundWriter::instance().post([this, pending, binary, sidecar = std::move(sidecar)]() mutable {
     Stopwatch storing;
     std::string inputs = record_inputs_of(*pending, &sidecar);
@@ -605,7 +614,7 @@ void Engine::hand_to_helper(Lookup& lookup, std::uint64_t build_us) {
   if (refused_changed_input(lookup, unread)) return;
   count(counter::miss);
   lookup.timings.build_us = build_us;
-  auto pending = std::make_shared<Lookup>(std::move(lookup));
+  auto pending = for_writer(lookup);
   auto lock = std::make_shared<KeyLock>(keep_build_lock(pending->claim));  // handed to the helper
   BackgroundWriter::instance().post([this, pending, lock] {
     std::string why;
@@ -740,7 +749,7 @@ void Engine::end_unstored(Lookup& lookup, Verdict verdict, std::string reason) {
   if (lookup.scope != kNoMemoryScope) memory_.erase(lookup.scope, lookup.key.key);
   if (remote_) remote_->abandon(lookup.key.key);
   lookup.claim.reset();  // waiters retry and build for themselves
-  auto finished = std::make_shared<Lookup>(std::move(lookup));
+  auto finished = for_writer(lookup);
   BackgroundWriter::instance().post([this, finished] { end(*finished); });
 }
 
@@ -769,7 +778,7 @@ void Engine::failed(Lookup& lookup, const std::string& reason) {
     lookup.claim->publish(std::move(outcome));
     lookup.claim.reset();
   }
-  auto finished = std::make_shared<Lookup>(std::move(lookup));
+  auto finished = for_writer(lookup);
   BackgroundWriter::instance().post([this, finished] { end(*finished); });
 }
 

@@ -243,6 +243,20 @@ void age_everything_in(const fs::path& dir, std::int64_t by_ns) {
   }
 }
 
+// A hit's lookup goes to the background writer (its trace) after the app got the program: the
+// adapter's object it holds (an OpenCL shadow program) must not go with it. Released there last, at
+// exit, PoCL's removal of the program's scratch folder raced the exit handler's and aborted.
+TEST(BackgroundWriter, NeverReleasesAnAdaptersObject) {
+  TempDir tmp;
+  RunOptions options;
+  options.env = {{"JITCACHE_DIR", (tmp / "cache").string()}, {"JITCACHE_TRACE", "1"},
+                 {"JITCACHE_TRACE_DIR", (tmp / "traces").string()}};
+  options.unset = {"LD_PRELOAD"};
+  RunResult result = run({STRESS_WORKER, "release"}, options);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(result.out, "released by the caller\n") << result.err;
+}
+
 TEST(CrashSafety, WritersKilledAtRandomPointsLeaveNothingBadThatAReaderTrusts) {
   TempDir tmp;
   const fs::path cache = tmp / "cache";

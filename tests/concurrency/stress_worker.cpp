@@ -7,6 +7,11 @@
 //     built(). Prints one line per compile "compile <key> <start_ns> <end_ns>" (CLOCK_MONOTONIC)
 //     and a final "summary hits=<n> mismatches=<n> compiles=<n>".
 //
+//   stress_worker release
+//     Serves one key from the memory tier with an adapter object (as an OpenCL shadow program is
+//     kept) while the background writer is held up, then drops the tier's reference, and prints
+//     which thread released the object: "released by the caller" or "released by the writer".
+//
 //   stress_worker store DIR MAX_SIZE SEED
 //     Saves, loads, replaces and removes entries of a DiskStore forever, as fast as it can, so
 //     that the crash test can SIGKILL it at any point. Every saved binary is a payload().
@@ -16,12 +21,14 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <mutex>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/background_writer.hpp"
 #include "core/engine.hpp"
 #include "hashing/digest.hpp"
 #include "store/local/disk_store.hpp"
@@ -106,6 +113,46 @@ int run_engine(std::uint64_t keys, int rounds, int threads, std::uint64_t compil
   return 0;
 }
 
+// An adapter releases its objects on its own threads: released on the writer's, at exit, a PoCL
+// program's release raced the removal of its scratch folder (shim/opencl/driver_quirks.cpp).
+int run_release() {
+  Engine* engine = Engine::instance();
+  if (!engine) return 2;
+  const TargetIdentity target = stress_target();
+  ProgramInputs inputs;
+  inputs.input = "__kernel void kept() {}";
+  PreparedProgram prepared = engine->prepare(inputs);
+  LookupContext context;
+  context.memory_scope = 1;
+  Lookup built = engine->lookup(prepared, target, "stress device", context);
+  if (built.hit()) return 2;
+  engine->deliver(built, BuildOutcome::read({stress::payload(1, 0, 64), {"kept"}, "", 1000, nullptr}));
+  engine->flush();
+  Lookup from_disk = engine->lookup(prepared, target, "stress device", context);
+  if (!from_disk.hit()) return 2;
+  static std::atomic<std::thread::id> released_by{};
+  MemoryValue value;
+  value.object = std::shared_ptr<void>(new int(0), [](void* object) {
+    released_by = std::this_thread::get_id();
+    delete static_cast<int*>(object);
+  });
+  value.binary = std::make_shared<const std::string>(from_disk.binary);
+  value.bytes = from_disk.binary.size();
+  engine->remember(from_disk, std::move(value));
+  engine->loaded(from_disk, 0);
+  Lookup from_memory = engine->lookup(prepared, target, "stress device", context);
+  if (!from_memory.memory.object) return 2;
+  std::promise<void> go;
+  BackgroundWriter::instance().post([ready = go.get_future().share()] { ready.wait(); });  // the writer lags
+  engine->loaded(from_memory, 0);
+  engine->forget_scope(context.memory_scope);  // the app let go of the context: the last reference here
+  const bool by_caller = released_by.load() == std::this_thread::get_id();
+  go.set_value();
+  engine->flush();
+  std::printf("released by the %s\n", by_caller ? "caller" : "writer");
+  return 0;
+}
+
 Digest128 store_key(std::uint64_t n) { return Digest128{stress::mix(n), n}; }
 
 [[noreturn]] void run_store(const char* dir, std::uint64_t max_size, std::uint64_t seed) {
@@ -150,7 +197,8 @@ int main(int argc, char** argv) {
     return run_engine(std::strtoull(argv[2], nullptr, 10), std::atoi(argv[3]), std::atoi(argv[4]),
                       std::strtoull(argv[5], nullptr, 10), std::strtoull(argv[6], nullptr, 10));
   }
+  if (mode == "release" && argc == 2) return run_release();
   if (mode == "store" && argc == 5) run_store(argv[2], std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
-  std::fprintf(stderr, "usage: stress_worker engine KEYS ROUNDS THREADS COMPILE_US SEED | store DIR MAX_SIZE SEED\n");
+  std::fprintf(stderr, "usage: stress_worker engine KEYS ROUNDS THREADS COMPILE_US SEED | release | store DIR MAX_SIZE SEED\n");
   return 2;
 }
