@@ -490,7 +490,8 @@ class Helper {
   // others, which the worker builds meanwhile: waiting behind that run left the worker idle while
   // the run, going on, found each next key not started either and built it too, one step ahead of
   // the helper, so that every key was compiled twice. Once only such jobs are left, the helper waits
-  // for the lock (JITCACHE_WAIT_MS) and builds the key unless someone stored it meanwhile.
+  // for the lock (JITCACHE_WAIT_MS) and builds the key unless someone stored it meanwhile. It does
+  // not mark the key wanted: the run would then read its binary for the helper, paying the capture.
   void start_next() {
     std::set<Digest128> put_back;  // this round's jobs whose key another process builds now
     while (!pending_.empty()) {
@@ -502,7 +503,7 @@ class Helper {
       worker_started_ = false;
       if (!job.lock.held()) {
         const std::chrono::milliseconds wait(only_put_back_left ? settings_.wait_ms : 0);
-        const std::error_code busy = store_.lock_key(job.key, wait, &job.lock);
+        const std::error_code busy = store_.lock_key(job.key, wait, &job.lock, DiskStore::Waiter::builds_it_itself);
         if (busy == std::errc::resource_unavailable_try_again && !only_put_back_left) {
           put_back.insert(job.key);
           pending_.push_back(std::move(job));

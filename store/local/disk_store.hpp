@@ -85,7 +85,13 @@ class DiskStore {
   // committed or its build failed; a holder that dies releases it with its file descriptors.
   // Errors: resource_unavailable_try_again (held by another for the whole wait),
   // read_only_file_system (read-only store), or the I/O error. Never throws.
-  std::error_code lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock);
+  // A waiter that wants the binary marks the key wanted (key_wanted), so that its holder stores it
+  // at once; one that waits only to build the key itself (a capture helper) does not: the mark
+  // would have a run that builds the key read its binary for the helper (on PoCL, a capture's
+  // whole cost, paid in the run) and a helper that builds it work at full priority.
+  enum class Waiter { wants_the_binary, builds_it_itself };
+  std::error_code lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock,
+                           Waiter waiter = Waiter::wants_the_binary);
   // Whether another process waits for the lock of `key` (it left a marker that the lock's holder
   // removes when it releases the lock).
   bool key_wanted(const Digest128& key) const;

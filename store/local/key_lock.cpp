@@ -133,7 +133,8 @@ bool DiskStore::key_wanted(const Digest128& key) const {
   return info.kind != fileops::FileKind::missing;
 }
 
-std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock) {
+std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock,
+                                    Waiter waiter) {
   try {
     lock->release();
     if (impl_->limits.read_only) return std::make_error_code(std::errc::read_only_file_system);
@@ -146,7 +147,7 @@ std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseco
     auto error = store_detail::lock_current_file(layout.dir(), state->path, std::chrono::milliseconds(0), &state->lock);
     if (error == std::errc::resource_unavailable_try_again && wait.count() > 0) {
       fileops::File marker;  // best effort: without it the holder may only store later
-      (void)fileops::File::open_or_create(layout.dir(), state->wanted_path, &marker);
+      if (waiter == Waiter::wants_the_binary) (void)fileops::File::open_or_create(layout.dir(), state->wanted_path, &marker);
       error = store_detail::lock_current_file(layout.dir(), state->path, wait, &state->lock);
     }
     if (error) return error;

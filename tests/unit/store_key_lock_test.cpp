@@ -75,6 +75,18 @@ TEST_F(KeyLockTest, OnlyAWaiterMarksTheKeyWantedAndTheHolderClearsTheMark) {
   EXPECT_FALSE(store_->key_wanted(kKey));
 }
 
+// A capture helper waits for a key's lock to build the key itself: a run holding the lock must not
+// read its binary for it.
+TEST_F(KeyLockTest, AWaiterThatBuildsTheKeyItselfDoesNotMarkItWanted) {
+  KeyLock holder, waiter;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &holder));
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(20), &waiter, DiskStore::Waiter::builds_it_itself),
+            std::errc::resource_unavailable_try_again);
+  EXPECT_FALSE(store_->key_wanted(kKey));
+  holder.release();
+  EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(20), &waiter, DiskStore::Waiter::builds_it_itself));
+}
+
 TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
   {
     KeyLock lock;
