@@ -5,12 +5,11 @@
 // building; the next job gets a new worker.
 //
 // Locks (docs/concurrency.md, "Captures in flight"): each job comes with its capture marker, held
-// until its entry is stored or given up. Build locks are held for the program being built and for
-// the one next in line (taken before the one being built is stored), none for the rest: a process
-// that wants a key nobody has started builds it itself, one that waits for a key the helper builds
-// gets it the moment it is stored, and one that goes through an app's programs in their order (the
-// app run again) finds each next one stored or under way, never waiting behind the whole queue.
-// A key another process builds now (it holds the key's build lock) waits behind the other jobs.
+// until its entry is stored or given up. A build lock is held only for the program being built: a
+// process that wants a key the helper has not started builds it itself (waiting would cost it the
+// helper's whole job, more than its own build), one that waits for the key under way gets it the
+// moment it is stored. A key another process builds now (it holds the key's build lock) waits
+// behind the other jobs, so that no key is compiled twice at the same time.
 #include "capture/helper_process.hpp"
 
 #include <algorithm>
@@ -340,7 +339,6 @@ class Helper {
         // Waiters weigh what is left of a build under way: only now is it (store/local/key_lock.cpp).
         if (answer == Worker::Answer::started) {
           worker_started_ = true;
-          mark_next_in_line();  // first: a marker that says this one started says the next is in line
           store_.mark_capture_started(building_->key, building_->mark, worker_now());
         } else {
           finish(answer == Worker::Answer::died);  // stored or not, it is done with
@@ -367,7 +365,7 @@ class Helper {
 
  private:
   // Tests only (JITCACHE_TEST_HELPER_PAUSE_FIFO=PATH): the helper starts nothing before its app
-  // has gone (every job received, the build locks of all but the first let go); then it writes a
+  // has gone (every job received); then it writes a
   // byte to PATH.paused and reads one from PATH before it goes on.
   bool paused() {
     if (!paused_for_tests()) return false;
@@ -408,8 +406,8 @@ class Helper {
       count_helper_failure("capture_helper_failed");
       return;
     }
+    job->lock.release();  // a job not started holds no lock: whoever wants it meanwhile builds it
     pending_.push_back(std::move(*job));
-    hold_locks_of_next_only();
   }
 
   // The job to start next: one that another process waits for (its `.wanted` marker) first. Jobs in
@@ -422,35 +420,6 @@ class Helper {
       if (first == pending_.end()) first = it;
     }
     return first != pending_.end() ? first : pending_.begin();
-  }
-
-  // Of the jobs not started, only the next one holds its build lock (taken while one is being
-  // built, so that it is held before that one is stored), and none while the helper is paused.
-  void hold_locks_of_next_only() {
-    if (pending_.empty()) return;
-    auto next = next_job();
-    for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-      if (it != next || paused_for_tests()) it->lock.release();
-    }
-    if (building_ && !next->lock.held()) (void)store_.lock_key(next->key, std::chrono::milliseconds(0), &next->lock);
-    mark_next_in_line();
-  }
-
-  // The job whose build lock is held as the next one, while the worker builds one: its marker says
-  // so, so that a run that finds the one under way stored (the worker stores it before this
-  // process, behind the apps for the CPU, has read its answer and marked the next one started)
-  // waits for this one rather than building it beside the helper.
-  void mark_next_in_line() {
-    std::optional<Digest128> next;
-    if (building_ && worker_started_ && !pending_.empty() && !paused_for_tests()) {
-      if (const auto job = next_job(); job->lock.held()) next = job->key;
-    }
-    if (marked_next_ == next) return;
-    for (Job& job : pending_) {
-      if (job.key == marked_next_) store_.mark_capture_next(job.key, job.mark, false);
-      if (job.key == next) store_.mark_capture_next(job.key, job.mark, true);
-    }
-    marked_next_ = next;
   }
 
   bool paused_for_tests() const { return !pause_fifo_.empty() && !gate_passed_; }
@@ -499,18 +468,15 @@ class Helper {
       auto pick = next_job(put_back);
       Job job = std::move(*pick);
       pending_.erase(pick);
-      if (marked_next_ == job.key) marked_next_.reset();  // its marker is rewritten as it starts
       worker_started_ = false;
-      if (!job.lock.held()) {
-        const std::chrono::milliseconds wait(only_put_back_left ? settings_.wait_ms : 0);
-        const std::error_code busy = store_.lock_key(job.key, wait, &job.lock, DiskStore::Waiter::builds_it_itself);
-        if (busy == std::errc::resource_unavailable_try_again && !only_put_back_left) {
-          put_back.insert(job.key);
-          pending_.push_back(std::move(job));
-          continue;
-        }
-        if (busy) continue;  // another process held it all that time: its builder stores it, or the next run builds it
+      const std::chrono::milliseconds wait(only_put_back_left ? settings_.wait_ms : 0);
+      const std::error_code busy = store_.lock_key(job.key, wait, &job.lock, DiskStore::Waiter::builds_it_itself);
+      if (busy == std::errc::resource_unavailable_try_again && !only_put_back_left) {
+        put_back.insert(job.key);
+        pending_.push_back(std::move(job));
+        continue;
       }
+      if (busy) continue;  // another process held it all that time: its builder stores it, or the next run builds it
       if (store_.load(job.key).status == LoadStatus::hit) continue;  // stored by another meanwhile
       if (!send_to_worker(job)) {
         count_helper_failure("capture_helper_failed");
@@ -518,7 +484,6 @@ class Helper {
       }
       started_ = std::chrono::steady_clock::now();
       building_ = std::move(job);
-      hold_locks_of_next_only();
       return;
     }
   }
@@ -555,14 +520,6 @@ class Helper {
       // no app loads bytes no worker saw load back. The build lock is still held here.
       store_.remove(building_->key);
     }
-    // The next program in line (its build lock held) starts now: marked so before this one's lock
-    // goes, so that a run going through the programs in the app's order, woken by that, finds the
-    // next one under way and waits for it rather than building it again.
-    // Not after a worker died: the next one loads the driver first.
-    if (!died && !pending_.empty()) {
-      const auto next = next_job();
-      if (next->lock.held()) store_.mark_capture_started(next->key, next->mark, worker_now());
-    }
     building_.reset();  // its marker and build lock let go: stored, or given up
     worker_started_ = false;
   }
@@ -576,7 +533,6 @@ class Helper {
   std::deque<Job> pending_;
   std::optional<Job> building_;
   bool worker_started_ = false;          // the worker said it started building_
-  std::optional<Digest128> marked_next_;  // the pending job marked next in line
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point last_look_;  // at_full_priority's
   bool beside_no_app_at_work_ = false;               // at full priority for that alone, not for a waiter

@@ -48,6 +48,7 @@ class HelperWait final : public CaptureWait {
   void waited(std::uint64_t waited_us) override { wait_left_us(settings_) -= static_cast<std::int64_t>(waited_us); }
 
   std::string gave_up(std::uint64_t waited_us) override {
+    store_.stop_wanting(key_);  // this process builds the key now: the helper goes back behind it
     if (lags_) {
       const std::string reason = "built here: its capture helper's worker got " +
                                  std::to_string(static_cast<int>(pace_->share() * 100 + 0.5)) +
@@ -65,11 +66,10 @@ class HelperWait final : public CaptureWait {
 
  private:
   // The key's marker says what the app's own build of it took and whether the helper has started
-  // it: a key still queued behind the helper's current build is built here at once (waiting would
-  // cost that build and this one), unless it is next in line (marked so once the worker started
-  // the one before: a run that found that one stored is ahead of the helper's reading of its
-  // worker's answer, not of the helper). One under way or next in line is waited for at most as
-  // long as building it here would take: twice the app's build time, because a build here also
+  // it: a key the helper has not started is built here at once (waiting would cost the helper's
+  // whole job, more than this build: docs/benchmarks.md); the helper puts it behind its other
+  // jobs while this process holds its build lock. One under way is waited for at most as long as
+  // building it here would take: twice the app's build time, because a build here also
   // pays the code generation of its kernels at their first enqueue (PoCL generates code lazily),
   // which a hit skips and the app's clBuildProgram time does not count; the helper's job (compile,
   // code generation for the binary, load-back) costs a little more than the app's build
@@ -82,7 +82,7 @@ class HelperWait final : public CaptureWait {
     std::int64_t bound_us = std::min<std::int64_t>(left_us, static_cast<std::int64_t>(settings_.wait_ms) * 1000);
     *why_not = "this process waited JITCACHE_WAIT_MS for capture helpers already";
     if (progress_.build_time) {
-      if (!progress_.started_ns && !progress_.next_ns) {
+      if (!progress_.started_ns) {
         *why_not = "its capture helper had not started it (waiting would cost more than building it)";
         return std::chrono::milliseconds(0);
       }

@@ -95,6 +95,10 @@ class DiskStore {
   // Whether another process waits for the lock of `key` (it left a marker that the lock's holder
   // removes when it releases the lock).
   bool key_wanted(const Digest128& key) const;
+  // A waiter that gave up removes that marker: left, it kept a capture helper building the key at
+  // full priority beside the waiter's own build of it. Waiters still waiting mark it again at their
+  // next look (every wait step marks it).
+  void stop_wanting(const Digest128& key);
   // Takes the lock of `key` that this process inherited as descriptor `handle` (a capture
   // helper). Fails unless `handle` is that key's current lock file and holds its lock.
   // `owns_name`: releasing removes the lock file (false: a forked child working for the owner,
@@ -119,10 +123,6 @@ class DiskStore {
   // weighs the worker's pace: capture/helper_pace.hpp).
   void mark_capture_started(const Digest128& key, const KeyLock& mark,
                             const std::optional<CaptureWorker>& worker = std::nullopt);
-  // The helper, for a key not started yet: whether it is next in line, its build lock held, right
-  // behind one its worker has started (a waiter waits for it as for one under way). `next`
-  // false takes that back (another key jumped the line).
-  void mark_capture_next(const Digest128& key, const KeyLock& mark, bool next);
   // Takes a marker handed over as descriptor `handle` (the helper); as adopt_key_lock.
   std::error_code adopt_capture_mark(const Digest128& key, std::intptr_t handle, KeyLock* mark);
   // Whether the capture of `key` is in flight now (its marker is held).
@@ -132,7 +132,6 @@ class DiskStore {
   struct CaptureProgress {
     std::optional<std::chrono::microseconds> build_time;  // the app's own build of the key
     std::optional<std::int64_t> started_ns;               // wall clock: the helper started building it
-    std::optional<std::int64_t> next_ns;                  // wall clock: since then it is next in line
     std::optional<CaptureWorker> worker;                  // who builds it (a hint: any pid may be named)
   };
   CaptureProgress capture_progress(const Digest128& key) const;

@@ -20,12 +20,10 @@
 namespace jitcache {
 namespace {
 
-// A capture marker's text: "build_us <N>\n" (what the app's own build of the key took), then
-// while the helper's worker builds the key before it "next_ns <wall clock>\n", and once the
-// helper builds it "started_ns <wall clock>\n" and, where it could tell, its worker's
+// A capture marker's text: "build_us <N>\n" (what the app's own build of the key took), then once
+// the helper builds it "started_ns <wall clock>\n" and, where it could tell, its worker's
 // "worker_pid <pid>\n" and "worker_cpu_us <the worker's CPU time then>\n".
 constexpr std::string_view kCaptureBuildTime = "build_us ";
-constexpr std::string_view kCaptureNext = "next_ns ";
 constexpr std::string_view kCaptureStarted = "started_ns ";
 constexpr std::string_view kCaptureWorkerPid = "worker_pid ";
 constexpr std::string_view kCaptureWorkerCpu = "worker_cpu_us ";
@@ -131,6 +129,10 @@ bool DiskStore::key_wanted(const Digest128& key) const {
   fileops::FileInfo info;
   if (impl_->layout.dir().stat(impl_->layout.key_wanted(key), &info)) return true;  // unsure: assume so
   return info.kind != fileops::FileKind::missing;
+}
+
+void DiskStore::stop_wanting(const Digest128& key) {
+  if (!impl_->limits.read_only) (void)impl_->layout.dir().remove_file(impl_->layout.key_wanted(key));
 }
 
 std::error_code DiskStore::lock_key(const Digest128& key, std::chrono::milliseconds wait, KeyLock* lock,
@@ -255,14 +257,6 @@ void DiskStore::mark_capture_started(const Digest128& key, const KeyLock& mark,
   (void)mark.state_->lock.replace_contents(capture_marker_text(build->count(), fileops::now_ns(), worker));
 }
 
-void DiskStore::mark_capture_next(const Digest128& key, const KeyLock& mark, bool next) {
-  const std::optional<std::chrono::microseconds> build = capture_progress(key).build_time;
-  if (!mark.held() || !build) return;
-  std::string text = capture_marker_text(build->count(), std::nullopt);
-  if (next) text += std::string(kCaptureNext) + std::to_string(fileops::now_ns()) + "\n";
-  (void)mark.state_->lock.replace_contents(text);
-}
-
 DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) const {
   const auto& layout = impl_->layout;
   fileops::File marker;
@@ -276,7 +270,6 @@ DiskStore::CaptureProgress DiskStore::capture_progress(const Digest128& key) con
     progress.build_time = std::chrono::microseconds(*build);
   }
   progress.started_ns = marker_number(text, kCaptureStarted, INT64_MAX);
-  progress.next_ns = marker_number(text, kCaptureNext, INT64_MAX);
   const std::optional<std::int64_t> pid = marker_number(text, kCaptureWorkerPid, kMaxWorkerPid);
   const std::optional<std::int64_t> cpu = marker_number(text, kCaptureWorkerCpu, kMaxWorkerCpuUs);
   if (progress.started_ns && pid && *pid > 0 && cpu) {

@@ -87,6 +87,17 @@ TEST_F(KeyLockTest, AWaiterThatBuildsTheKeyItselfDoesNotMarkItWanted) {
   EXPECT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(20), &waiter, DiskStore::Waiter::builds_it_itself));
 }
 
+TEST_F(KeyLockTest, AWaiterThatGaveUpTakesItsMarkBackAndAnotherStillWaitingMarksItAgain) {
+  KeyLock holder, waiter;
+  ASSERT_FALSE(store_->lock_key(kKey, std::chrono::milliseconds(0), &holder));
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(20), &waiter), std::errc::resource_unavailable_try_again);
+  ASSERT_TRUE(store_->key_wanted(kKey));
+  store_->stop_wanting(kKey);
+  EXPECT_FALSE(store_->key_wanted(kKey));
+  EXPECT_EQ(store_->lock_key(kKey, std::chrono::milliseconds(20), &waiter), std::errc::resource_unavailable_try_again);
+  EXPECT_TRUE(store_->key_wanted(kKey));
+}
+
 TEST_F(KeyLockTest, ReleasingRemovesTheLockFile) {
   {
     KeyLock lock;
@@ -203,14 +214,6 @@ TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildItSavesAndWhenItStartedAndNothing
   ASSERT_TRUE(store_->capture_progress(kKey).build_time);
   EXPECT_EQ(store_->capture_progress(kKey).build_time->count(), 123456);
   EXPECT_FALSE(store_->capture_progress(kKey).started_ns) << "handed over, not started";
-  EXPECT_FALSE(store_->capture_progress(kKey).next_ns);
-  store_->mark_capture_next(kKey, mark, true);
-  EXPECT_TRUE(store_->capture_progress(kKey).next_ns) << "next in line";
-  EXPECT_FALSE(store_->capture_progress(kKey).started_ns);
-  store_->mark_capture_next(kKey, mark, false);
-  EXPECT_FALSE(store_->capture_progress(kKey).next_ns) << "another key jumped the line";
-  EXPECT_EQ(store_->capture_progress(kKey).build_time->count(), 123456) << "the build time stays";
-  store_->mark_capture_next(kKey, mark, true);
   const auto before = std::chrono::system_clock::now().time_since_epoch();
   store_->mark_capture_started(kKey, mark);
   const auto after = std::chrono::system_clock::now().time_since_epoch();
@@ -219,7 +222,6 @@ TEST_F(KeyLockTest, ACaptureMarkerNamesTheBuildItSavesAndWhenItStartedAndNothing
   EXPECT_GE(*started.started_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(before).count());
   EXPECT_LE(*started.started_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(after).count());
   EXPECT_EQ(started.build_time->count(), 123456) << "the build time stays";
-  EXPECT_FALSE(started.next_ns) << "started: no longer waiting in line";
   const fs::path marker = root_ / "cache" / "locks" / (kKey.hex() + ".capture");
   for (const std::string& text : {std::string("build_us x\n"), std::string("build_us \n"), std::string("12\n"),
                                   std::string("build_us 99999999999999999999\n"), std::string("build_us -5\n"),
