@@ -365,8 +365,8 @@ class Helper {
 
  private:
   // Tests only (JITCACHE_TEST_HELPER_PAUSE_FIFO=PATH): the helper starts nothing before its app
-  // has gone (every job received); then it writes a
-  // byte to PATH.paused and reads one from PATH before it goes on.
+  // has gone (every job received); then it writes a byte to PATH.paused and reads one from PATH
+  // before it goes on.
   bool paused() {
     if (!paused_for_tests()) return false;
     if (!app_gone_) return true;
