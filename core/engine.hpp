@@ -52,8 +52,9 @@ class Engine {
   // Before the first instance(): the store's directory must exist already; one that is gone stays
   // gone and the process runs uncached (the capture helper, serving a store its app made).
   static void require_existing_root();
-  // The app's first API call, before its driver loads: tells capture helpers an app is at work on
-  // the store, which the engine does again at its first lookup. Starts no engine and creates no
+  // The app's start (preloaded: before its main) or its first API call, before its driver loads:
+  // tells capture helpers an app is at work on the store, which the engine does again at its first
+  // lookup. Starts no engine and creates no
   // store: in a store that exists, only its presence lock is taken (no helper can be at work
   // elsewhere). Quiet: the engine warns of any problem when it starts.
   static void announce_app_early();

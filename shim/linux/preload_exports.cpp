@@ -22,7 +22,8 @@ JITCACHE_HOOKED_OPENCL_FUNCTIONS(JITCACHE_DEFINE_EXPORT)
 #undef JITCACHE_DEFINE_EXPORT
 
 // Not hooked, only watched: an app's first OpenCL call, made before the loader loads its drivers
-// (most of a short run). Capture helpers learn here that an app is at work, not at its first build.
+// (most of a short run). Capture helpers learn at the app's start that it is at work
+// (preload_announce.cpp); a program that does not start through glibc's start tells them here.
 JITCACHE_EXPORT cl_int clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platforms, cl_uint* num_platforms) {
   jitcache::Engine::announce_app_early();
   using GetPlatformIds = cl_int (*)(cl_uint, cl_platform_id*, cl_uint*);
