@@ -54,9 +54,9 @@ class Engine {
   static void require_existing_root();
   // The app's start (preloaded: before its main) or its first API call, before its driver loads:
   // tells capture helpers an app is at work on the store, which the engine does again at its first
-  // lookup. Starts no engine and creates no
-  // store: in a store that exists, only its presence lock is taken (no helper can be at work
-  // elsewhere). Quiet: the engine warns of any problem when it starts.
+  // lookup. Starts no engine and creates no store: in a store that exists, only its presence lock
+  // is taken (no helper can be at work elsewhere). Quiet: the engine warns of any problem when it
+  // starts.
   static void announce_app_early();
 
   const Settings& settings() const { return settings_; }

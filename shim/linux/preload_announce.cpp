@@ -1,8 +1,8 @@
 // A preloaded app tells capture helpers it is at work as it starts, not at its first OpenCL call:
-// an interpreter's imports come first (OpenCV's Python app: 0.7 s of CPU on an idle machine), and
-// a helper that found no app at work built at full priority beside them. Run 2 of such an app,
-// started the moment run 1 exited on a busy machine, took 1.2-1.3 × no cache with PoCL's cache
-// off, 0.8-1.0 × when announced at its start (docs/benchmarks.md).
+// an interpreter's imports come first (OpenCV's Python app: 0.6 s of CPU on an idle machine), and
+// a helper that found no app at work built at full priority beside them. Run 2 of that app,
+// started the moment run 1 exited on a busy machine, took 1.22 × no cache with PoCL's cache off
+// (median of 5), 0.90 × when announced at its start (docs/benchmarks.md).
 //
 // Not in a constructor: this library's constructors may run before its static objects are built
 // (the store's layout names), which the announcement reads. glibc's __libc_start_main is called

@@ -1244,10 +1244,10 @@ TEST_F(CaptureHelper, AHelperRunsBehindAnAppThatHasNotBuiltYet) {
 }
 
 // Preloaded, an app announces itself as it starts, before its main: an interpreter's imports come
-// before its first OpenCL call (OpenCV's Python app: 0.7 s of CPU). Here run 2 makes no OpenCL call
+// before its first OpenCL call (OpenCV's Python app: 0.6 s of CPU). Here run 2 makes no OpenCL call
 // at all and spins, and the helper builds run 1's programs behind it (group at nice 19). Announced
 // at the first OpenCL call, run 2 was not seen and the helper built them at 0 beside it: run 2 of
-// the OpenCV app on a busy machine took 1.2-1.3 × no cache with PoCL's cache off.
+// the OpenCV app on a busy machine took 1.22 × no cache with PoCL's cache off (0.90 × now).
 TEST_F(CaptureHelper, AHelperRunsBehindAnAppThatHasNotCalledOpenClYet) {
   if (::access("/proc/self/autogroup", F_OK) != 0) GTEST_SKIP() << "this kernel has no autogroups";
   EXPECT_EQ(group_nices_of_helper_builds_beside_a_second_run(/*second_spins=*/true, OpenClUse::none),
